@@ -1,0 +1,14 @@
+// The handle-based form of compute_source_identity (core/identity.hpp), for code in core/git that
+// already holds an open repository (submodules, materialization's final check).
+#pragma once
+
+#include <string>
+
+#include "identity.hpp"
+#include "repository.hpp"
+
+namespace abh::git {
+
+SourceIdentity source_identity(git_repository* repo, const std::string& rev);
+
+}  // namespace abh::git
