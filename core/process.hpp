@@ -1,0 +1,41 @@
+// Child processes (workers, build recipes) run in a process group of their own so that a hung
+// arm is killed with everything it started, grandchildren included. Timeouts are enforced by this
+// file, not by boost::process::child::wait_for, which in Boost 1.74 blocks for the whole timeout
+// when the child has already exited (see reference/facts.md).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace abh {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;           // argv[0] is resolved through PATH when it has no slash
+  std::filesystem::path cwd;               // empty: inherit
+  std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
+  std::filesystem::path stdout_path;       // truncated first; empty: /dev/null
+  std::filesystem::path stderr_path;       // truncated first; empty: /dev/null
+  double timeout_s = 0;                    // 0: no limit
+};
+
+struct ExitStatus {
+  enum class Kind { exited, signaled, timed_out };
+  Kind kind = Kind::exited;
+  int code = 0;    // exit code when exited
+  int signal = 0;  // terminating signal when signaled
+  double wall_s = 0;
+
+  bool ok() const { return kind == Kind::exited && code == 0; }
+  std::string describe() const;  // "exit code 3", "killed by signal 11 (SIGSEGV)", "timed out ..."
+};
+
+// Runs to completion (or to the timeout, then SIGKILLs the whole group). Throws only when the
+// process cannot be started at all; the message names argv[0] and the reason.
+ExitStatus run_process(const SpawnSpec& spec);
+
+// Resolves a program name through PATH; throws a message naming the program when not found.
+std::filesystem::path find_program(const std::string& name);
+
+}  // namespace abh

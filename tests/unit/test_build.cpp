@@ -1,0 +1,380 @@
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "build.hpp"
+#include "error.hpp"
+#include "manifest.hpp"
+#include "process.hpp"
+#include "sha256.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using abh::BuildRecipe;
+using abh::json;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "abh-build-XXXXXX").string();
+    REQUIRE(::mkdtemp(templ.data()) != nullptr);
+    path = templ;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const abh::Error& e) {
+    return e.what();
+  }
+  return "(no abh::Error thrown)";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+abh::SourceIdentity identity(const std::string& seed) {
+  abh::SourceIdentity id;
+  id.requested = seed;
+  id.kind = "commit";
+  id.commit = abh::sha256_hex("commit " + seed).substr(0, 40);
+  id.digest = abh::sha256_hex("identity " + seed);
+  return id;
+}
+
+const abh::SubstitutionVars kVars{"/opt/abh/include", "/usr/local/cuda"};
+
+void write_manifest(const fs::path& src, const json& plugins) {
+  write(src / "abharness.json", json{{"schema_version", 1}, {"plugins", plugins}}.dump(2));
+}
+
+size_t line_count(const fs::path& p) {
+  std::string s = slurp(p);
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+std::vector<std::string> cache_entries(const fs::path& cache) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(cache)) names.push_back(e.path().filename());
+  return names;
+}
+
+// A shell recipe that records every run in a counter file outside the sources.
+BuildRecipe counting_recipe(const fs::path& counter) {
+  BuildRecipe r;
+  r.target = "cpu";
+  r.argv = {"echo built >> '" + counter.string() + "'; cp data.txt libk.so"};
+  r.shell = true;
+  r.artifact = "libk.so";
+  r.timeout_s = 30;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("manifest: a recipe is read, substituted and mapped to JSON") {
+  TempDir tmp;
+  write_manifest(tmp.path,
+                 {{"cpu",
+                   {{"argv", {"c++", "-I${ABHARNESS_INCLUDE}", "-L${CUDA_HOME}/lib64", "k.cpp"}},
+                    {"artifact", "out/./libk.so"},
+                    {"env", {{"NVCC", "${CUDA_HOME}/bin/nvcc"}, {"LITERAL", "${HOME}"}}},
+                    {"timeout_s", 120}}},
+                  {"other", {{"argv", {"make"}}, {"artifact", "x.so"}}}});
+  BuildRecipe r = abh::load_recipe(tmp.path, "cpu", kVars);
+  CHECK(r.target == "cpu");
+  CHECK(r.argv ==
+        std::vector<std::string>{"c++", "-I/opt/abh/include", "-L/usr/local/cuda/lib64", "k.cpp"});
+  CHECK(r.artifact == "out/libk.so");
+  CHECK(r.env.at("NVCC") == "/usr/local/cuda/bin/nvcc");
+  CHECK(r.env.at("LITERAL") == "${HOME}");  // no other expansion happens
+  CHECK_FALSE(r.shell);
+  CHECK(r.timeout_s == 120);
+
+  BuildRecipe d = abh::load_recipe(tmp.path, "other", kVars);
+  CHECK_FALSE(d.shell);
+  CHECK(d.timeout_s == 1800);
+  CHECK(d.env.empty());
+
+  json j = abh::to_json(r);
+  std::set<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.insert(it.key());
+  CHECK(keys == std::set<std::string>{"target", "argv", "artifact", "env", "shell", "timeout_s"});
+  CHECK(j["argv"][1] == "-I/opt/abh/include");
+  CHECK(j["env"]["NVCC"] == "/usr/local/cuda/bin/nvcc");
+  CHECK(j["timeout_s"] == 120.0);
+}
+
+TEST_CASE("manifest: errors name the file, the field and the fix") {
+  TempDir tmp;
+  const std::string file = (tmp.path / "abharness.json").string();
+
+  std::string missing = error_of([&] { abh::load_recipe(tmp.path, "cpu", kVars); });
+  CHECK(contains(missing, "no abharness.json"));
+  CHECK(contains(missing, tmp.path.string()));
+
+  auto with = [&](const json& recipe, const std::string& target = "cpu") {
+    write_manifest(tmp.path, {{"cpu", recipe}, {"cpu-debug", recipe}});
+    return error_of([&] { abh::load_recipe(tmp.path, target, kVars); });
+  };
+  const json good = {{"argv", {"make"}}, {"artifact", "libk.so"}};
+
+  std::string target = with(good, "cuda");
+  CHECK(contains(target, file));
+  CHECK(contains(target, "has no target 'cuda'"));
+  CHECK(contains(target, "cpu, cpu-debug"));
+
+  json up = good;
+  up["artifact"] = "../libk.so";
+  std::string escape = with(up);
+  CHECK(contains(escape, file));
+  CHECK(contains(escape, "field 'artifact'"));
+  CHECK(contains(escape, "'..'"));
+
+  json abs = good;
+  abs["artifact"] = "/tmp/libk.so";
+  std::string absolute = with(abs);
+  CHECK(contains(absolute, "field 'artifact'"));
+  CHECK(contains(absolute, "absolute"));
+
+  json cmdline = good;
+  cmdline["argv"] = {"make && cp build/libk.so ."};
+  std::string noshell = with(cmdline);
+  CHECK(contains(noshell, "field 'argv[0]'"));
+  CHECK(contains(noshell, "\"shell\": true"));
+
+  json shell_many = good;
+  shell_many["shell"] = true;
+  shell_many["argv"] = {"make", "all"};
+  std::string many = with(shell_many);
+  CHECK(contains(many, "field 'argv'"));
+  CHECK(contains(many, "exactly one"));
+
+  json shell_one = good;
+  shell_one["shell"] = true;
+  shell_one["argv"] = {"make && cp build/libk.so ."};
+  write_manifest(tmp.path, {{"cpu", shell_one}});
+  BuildRecipe sh = abh::load_recipe(tmp.path, "cpu", kVars);
+  CHECK(sh.shell);
+  CHECK(sh.argv == std::vector<std::string>{"make && cp build/libk.so ."});
+
+  json typo = good;
+  typo["artefact"] = "libk.so";
+  CHECK(contains(with(typo), "unknown field 'artefact'"));
+
+  json no_argv = {{"artifact", "libk.so"}};
+  CHECK(contains(with(no_argv), "field 'argv'"));
+
+  json bad_arg = good;
+  bad_arg["argv"] = {"make", 3};
+  CHECK(contains(with(bad_arg), "field 'argv[1]'"));
+
+  json bad_env = good;
+  bad_env["env"] = {{"CC", 5}};
+  CHECK(contains(with(bad_env), "field 'env.CC'"));
+
+  json bad_timeout = good;
+  bad_timeout["timeout_s"] = -1;
+  CHECK(contains(with(bad_timeout), "field 'timeout_s'"));
+
+  json cuda = good;
+  cuda["argv"] = {"${CUDA_HOME}/bin/nvcc"};
+  write_manifest(tmp.path, {{"cpu", cuda}});
+  std::string no_cuda = error_of([&] {
+    abh::load_recipe(tmp.path, "cpu", {"/opt/abh/include", ""});
+  });
+  CHECK(contains(no_cuda, "field 'argv[0]'"));
+  CHECK(contains(no_cuda, "${CUDA_HOME}"));
+
+  write(tmp.path / "abharness.json", R"({"schema_version": 2, "plugins": {}})");
+  std::string version = error_of([&] { abh::load_recipe(tmp.path, "cpu", kVars); });
+  CHECK(contains(version, "field 'schema_version'"));
+
+  write(tmp.path / "abharness.json", R"({"schema_version": 1, "plugins": {)");
+  CHECK(contains(error_of([&] { abh::load_recipe(tmp.path, "cpu", kVars); }), file));
+}
+
+TEST_CASE("build: a compiled plugin is cached and reused") {
+  TempDir tmp;
+  const fs::path src = tmp.path / "src", cache = tmp.path / "cache";
+  write(src / "k.cpp", "extern \"C\" int abh_test_answer() { return 42; }\n");
+  BuildRecipe r;
+  r.target = "cpu";
+  r.argv = {"c++", "-shared", "-fPIC", "-O0", "k.cpp", "-o", "libk.so"};
+  r.artifact = "libk.so";
+  r.timeout_s = 120;
+  const auto id = identity("a");
+
+  abh::BuildOutcome first = abh::build_variant(r, src, id, cache, tmp.path / "v1");
+  CHECK_FALSE(first.cache_hit);
+  CHECK(first.plugin == tmp.path / "v1" / "libk.so");
+  REQUIRE(fs::is_regular_file(first.plugin));
+  CHECK(first.plugin_sha256 == abh::sha256_file(first.plugin));
+  const fs::path cxx = fs::canonical(abh::find_program("c++"));
+  CHECK(first.toolchain_id == cxx.string() + ":" + abh::sha256_file(cxx));
+  CHECK(first.recipe_sha256 == abh::sha256_hex(abh::canonical(abh::to_json(r))));
+  CHECK(first.log == tmp.path / "v1" / "build.log");
+  CHECK(contains(slurp(first.log), "--- end of output: exit code 0"));
+  CHECK(fs::is_directory(cache / first.cache_key));
+
+  // Proof that the second run compiles nothing: the built file is gone from the sources and does
+  // not come back.
+  fs::remove(src / "libk.so");
+  abh::BuildOutcome second = abh::build_variant(r, src, id, cache, tmp.path / "v2");
+  CHECK(second.cache_hit);
+  CHECK_FALSE(fs::exists(src / "libk.so"));
+  CHECK(second.cache_key == first.cache_key);
+  CHECK(second.plugin_sha256 == first.plugin_sha256);
+  CHECK(slurp(second.log) == "cached build " + first.cache_key + " reused (source " + id.digest +
+                                 ", recipe " + first.recipe_sha256 + ", toolchain " +
+                                 first.toolchain_id + "); nothing was built\n");
+}
+
+TEST_CASE("build: the cache key follows source, recipe and damage") {
+  TempDir tmp;
+  const fs::path src = tmp.path / "src", cache = tmp.path / "cache",
+                 counter = tmp.path / "counter.txt";
+  write(src / "data.txt", "plugin bytes\n");
+  BuildRecipe r = counting_recipe(counter);
+
+  auto a = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1");
+  CHECK_FALSE(a.cache_hit);
+  CHECK(line_count(counter) == 1);
+  CHECK(a.toolchain_id.rfind(fs::canonical("/bin/sh").string() + ":", 0) == 0);
+  CHECK(slurp(a.plugin) == "plugin bytes\n");
+
+  auto hit = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v2");
+  CHECK(hit.cache_hit);
+  CHECK(line_count(counter) == 1);
+
+  // Debris of a builder that crashed a day ago is removed by the next miss; a fresh one is not.
+  fs::create_directories(cache / ".tmp-crashed" / "x");
+  fs::create_directories(cache / ".tmp-in-progress");
+  fs::last_write_time(cache / ".tmp-crashed",
+                      fs::file_time_type::clock::now() - std::chrono::hours(48));
+  auto other_source = abh::build_variant(r, src, identity("b"), cache, tmp.path / "v3");
+  CHECK_FALSE(fs::exists(cache / ".tmp-crashed"));
+  CHECK(fs::exists(cache / ".tmp-in-progress"));
+  fs::remove(cache / ".tmp-in-progress");
+  CHECK_FALSE(other_source.cache_hit);
+  CHECK(other_source.cache_key != a.cache_key);
+  CHECK(line_count(counter) == 2);
+
+  BuildRecipe r2 = r;
+  r2.env["EXTRA"] = "1";
+  auto other_recipe = abh::build_variant(r2, src, identity("a"), cache, tmp.path / "v4");
+  CHECK_FALSE(other_recipe.cache_hit);
+  CHECK(other_recipe.recipe_sha256 != a.recipe_sha256);
+  CHECK(line_count(counter) == 3);
+
+  // A damaged entry is not trusted: the build runs again, says why, and repairs the entry.
+  write(cache / a.cache_key / "libk.so", "tampered\n");
+  auto repaired = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v5");
+  CHECK_FALSE(repaired.cache_hit);
+  CHECK(line_count(counter) == 4);
+  CHECK(slurp(repaired.plugin) == "plugin bytes\n");
+  CHECK(contains(slurp(repaired.log), "the existing entry was discarded"));
+  auto again = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v6");
+  CHECK(again.cache_hit);
+  CHECK(line_count(counter) == 4);
+
+  for (const auto& name : cache_entries(cache)) CHECK(name[0] != '.');  // no temp leftovers
+}
+
+TEST_CASE("build: concurrent builders of one key leave one valid entry") {
+  TempDir tmp;
+  const fs::path src = tmp.path / "src", cache = tmp.path / "cache",
+                 counter = tmp.path / "counter.txt";
+  write(src / "data.txt", "plugin bytes\n");
+  BuildRecipe r = counting_recipe(counter);
+  r.argv[0] = "sleep 0.2; " + r.argv[0];
+  abh::BuildOutcome o1, o2;
+  std::string e1, e2;
+  std::thread t1([&] {
+    e1 = error_of([&] { o1 = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1"); });
+  });
+  std::thread t2([&] {
+    e2 = error_of([&] { o2 = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v2"); });
+  });
+  t1.join();
+  t2.join();
+  CHECK(e1 == "(no abh::Error thrown)");
+  CHECK(e2 == "(no abh::Error thrown)");
+  CHECK(o1.cache_key == o2.cache_key);
+  CHECK(slurp(o1.plugin) == "plugin bytes\n");
+  CHECK(slurp(o2.plugin) == "plugin bytes\n");
+  CHECK(cache_entries(cache) == std::vector<std::string>{o1.cache_key});
+  auto third = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v3");
+  CHECK(third.cache_hit);
+}
+
+TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
+  TempDir tmp;
+  const fs::path src = tmp.path / "src", cache = tmp.path / "cache";
+  fs::create_directories(src);
+  BuildRecipe r;
+  r.target = "cpu";
+  r.shell = true;
+  r.argv = {
+      "echo first-line; i=0; while [ $i -lt 30 ]; do echo noise$i; i=$((i+1)); done; "
+      "echo 'k.cpp:3: error: fatal-compiler-error' >&2; exit 4"};
+  r.artifact = "libk.so";
+  r.timeout_s = 30;
+  std::string msg =
+      error_of([&] { abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1"); });
+  CHECK(contains(msg, "exit code 4"));
+  CHECK(contains(msg, "fatal-compiler-error"));
+  CHECK(contains(msg, "noise29"));
+  CHECK_FALSE(contains(msg, "first-line"));  // only the tail
+  CHECK(contains(msg, (tmp.path / "v1" / "build.log").string()));
+  CHECK(contains(slurp(tmp.path / "v1" / "build.log"), "first-line"));  // the log has it all
+  CHECK(cache_entries(cache).empty());
+
+  BuildRecipe quiet = r;
+  quiet.argv = {"true"};
+  std::string no_artifact =
+      error_of([&] { abh::build_variant(quiet, src, identity("a"), cache, tmp.path / "v2"); });
+  CHECK(contains(no_artifact, "did not produce its artifact"));
+  CHECK(contains(no_artifact, "field 'artifact'"));
+
+  BuildRecipe hang = r;
+  hang.argv = {"sleep 30"};
+  hang.timeout_s = 0.3;
+  std::string timeout =
+      error_of([&] { abh::build_variant(hang, src, identity("a"), cache, tmp.path / "v3"); });
+  CHECK(contains(timeout, "timed out after 0.3 s"));
+
+  BuildRecipe missing = r;
+  missing.shell = false;
+  missing.argv = {"abh-no-such-compiler"};
+  CHECK(contains(
+      error_of([&] { abh::build_variant(missing, src, identity("a"), cache, tmp.path / "v4"); }),
+      "abh-no-such-compiler"));
+  CHECK(cache_entries(cache).empty());
+}
