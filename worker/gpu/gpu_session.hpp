@@ -1,0 +1,47 @@
+// The worker's GPU side, compiled only when the CUDA toolkit is found (ABH_WITH_CUDA). One worker
+// process holds one GpuSession: a fresh CUDA context and CUPTI state per arm.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "environment.hpp"
+#include "result.hpp"
+
+namespace abh::worker::gpu {
+
+// True when a CUDA device can be used; otherwise `why` says what is missing (no driver, no GPU).
+bool cuda_available(std::string* why);
+
+// Describes the GPU named by `selector` (an index like "0" or a UUID "GPU-..."), with driver,
+// runtime and CUPTI versions.
+Environment probe(const std::string& selector);
+
+class GpuSession {
+ public:
+  explicit GpuSession(const std::string& selector);  // selects the device, creates a stream
+  ~GpuSession();
+  GpuSession(const GpuSession&) = delete;
+  GpuSession& operator=(const GpuSession&) = delete;
+
+  int device() const;
+  void* stream() const;  // cudaStream_t
+  void synchronize();
+  // Evicts L2 by writing a buffer of >= 2x the L2 size on the session's stream (outside any timed
+  // window) and resets persisting L2 lines.
+  void flush_l2();
+  std::int64_t flush_bytes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// NVML telemetry through dlopen("libnvidia-ml.so.1"); `available=false` with a reason when NVML
+// cannot be reached — never fabricated values.
+TelemetrySnapshot read_telemetry(const std::string& gpu_uuid);
+// True when a snapshot shows a slowdown that invalidates timing (thermal, power, HW slowdown).
+bool is_throttled(const TelemetrySnapshot& s);
+
+}  // namespace abh::worker::gpu

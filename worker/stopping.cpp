@@ -1,0 +1,76 @@
+#include "stopping.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "error.hpp"
+#include "result.hpp"
+
+namespace abh::worker {
+
+double robust_noise(const std::vector<double>& v) {
+  if (v.size() < 2) return INFINITY;
+  const double med = median(v);
+  std::vector<double> dev;
+  dev.reserve(v.size());
+  for (double x : v) dev.push_back(std::fabs(x - med));
+  return 1.4826 * median(std::move(dev)) / med;
+}
+
+namespace {
+
+std::string secs(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g s", x);
+  return b;
+}
+
+std::string pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f%%", 100 * x);
+  return b;
+}
+
+class StdRel final : public StoppingRule {
+ public:
+  explicit StdRel(const MeasureSettings& s) : s_(s) {}
+  StopDecision check(const std::vector<double>& v, double measured_s) const override {
+    const int n = static_cast<int>(v.size());
+    const double noise = robust_noise(v);
+    if (n >= s_.min_samples && measured_s >= s_.min_time_s && noise <= s_.max_noise)
+      return {true, "noise " + pct(noise) + " <= " + pct(s_.max_noise) + " after " +
+                        std::to_string(n) + " samples"};
+    if (n >= s_.max_samples)
+      return {true, "sample limit " + std::to_string(s_.max_samples) + " reached with noise " +
+                        pct(noise) + " (target " + pct(s_.max_noise) + " not met)"};
+    if (measured_s >= s_.max_time_s && n >= s_.min_samples)
+      return {true, "time limit " + secs(s_.max_time_s) + " reached with noise " + pct(noise) +
+                        " (target " + pct(s_.max_noise) + " not met)"};
+    return {};
+  }
+
+ private:
+  MeasureSettings s_;
+};
+
+class Fixed final : public StoppingRule {
+ public:
+  explicit Fixed(int n) : n_(n) {}
+  StopDecision check(const std::vector<double>& v, double) const override {
+    if (static_cast<int>(v.size()) >= n_) return {true, "fixed " + std::to_string(n_) + " samples"};
+    return {};
+  }
+
+ private:
+  int n_;
+};
+
+}  // namespace
+
+std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s) {
+  if (s.stopping == "stdrel") return std::make_unique<StdRel>(s);
+  if (s.stopping == "fixed") return std::make_unique<Fixed>(s.min_samples);
+  throw UsageError("stopping rule '" + s.stopping + "' is unknown: use stdrel or fixed");
+}
+
+}  // namespace abh::worker

@@ -1,0 +1,36 @@
+#include <map>
+
+#include "error.hpp"
+#include "timer.hpp"
+
+namespace abh::worker {
+namespace {
+std::map<std::string, TimerFactory>& registry() {
+  static std::map<std::string, TimerFactory> r;
+  return r;
+}
+}  // namespace
+
+bool register_timer(const std::string& name, TimerFactory factory) {
+  registry()[name] = std::move(factory);
+  return true;
+}
+
+std::vector<std::string> timer_names() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : registry()) out.push_back(k);
+  return out;
+}
+
+std::unique_ptr<Timer> make_timer(const std::string& name, const TimerContext& ctx) {
+  auto it = registry().find(name);
+  if (it == registry().end()) {
+    std::string known;
+    for (const auto& n : timer_names()) known += (known.empty() ? "" : ", ") + n;
+    throw UsageError("timer '" + name +
+                     "' is not available in this worker build (available: " + known + ")");
+  }
+  return it->second(ctx);
+}
+
+}  // namespace abh::worker
