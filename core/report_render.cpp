@@ -1,0 +1,160 @@
+#include "report_render.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+#include "error.hpp"
+
+namespace abh {
+
+const std::vector<ReportFormat>& report_format_table() {
+  // An explicit table rather than self-registering objects: a static library drops object files
+  // that nothing references, and with them their registrations.
+  static const std::vector<ReportFormat> table = {
+      {"terminal", "txt", "aligned table for a terminal (colour when asked)", render_terminal},
+      {"markdown", "md", "summary, per-shape table and folded provenance for a pull request",
+       render_markdown},
+      {"json", "json", "the whole report (schemas/report.schema.json)", render_json},
+      {"csv", "csv", "one row per shape (RFC 4180)", render_csv},
+      {"svg", "svg", "per-shape speedup chart with intervals, noise band and drift", render_svg},
+  };
+  return table;
+}
+
+std::vector<std::string> report_formats() {
+  std::vector<std::string> names;
+  for (const auto& f : report_format_table()) names.push_back(f.name);
+  return names;
+}
+
+const ReportFormat& report_format(const std::string& name) {
+  std::string known;
+  for (const auto& f : report_format_table()) {
+    if (f.name == name) return f;
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  throw UsageError("report format '" + name + "' is unknown: use one of " + known);
+}
+
+std::string render(const Report& r, const std::string& format, const RenderOptions& opt) {
+  return report_format(format).render(r, opt);
+}
+
+namespace fmt {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  if (res.ec != std::errc()) throw Error("cannot format number " + std::to_string(v));
+  return std::string(buf, res.ptr);
+}
+
+std::string exact(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  if (res.ec != std::errc()) throw Error("cannot format number " + std::to_string(v));
+  return std::string(buf, res.ptr);
+}
+
+std::string duration(double ns) {
+  static const char* const units[] = {"ns", "\u00b5s", "ms", "s"};
+  double v = ns;
+  int unit = 0;
+  while (unit < 3 && std::abs(v) >= 1000) {
+    v /= 1000;
+    ++unit;
+  }
+  for (;;) {
+    int digits = std::abs(v) >= 1 ? static_cast<int>(std::floor(std::log10(std::abs(v)))) + 1 : 1;
+    std::string text = fixed(v, std::max(0, 4 - digits));
+    // Rounding can carry into a fifth digit (999.96 ns -> "1000.0"): move up a unit instead.
+    std::size_t int_digits = text.find('.') == std::string::npos ? text.size() : text.find('.');
+    if (text[0] == '-') --int_digits;
+    if (unit < 3 && int_digits > 3) {
+      v /= 1000;
+      ++unit;
+      continue;
+    }
+    return text + " " + units[unit];
+  }
+}
+
+std::string ratio(double v) {
+  return fixed(v, 4) + "x";
+}
+
+std::string interval(const Interval& ci) {
+  return "[" + fixed(ci.lo, 4) + ", " + fixed(ci.hi, 4) + "]";
+}
+
+std::string drift(double d) {
+  double pct = (d - 1) * 100;
+  std::string mag = fixed(std::abs(pct), 2);
+  return (pct < 0 && mag != "0.00" ? "-" : "+") + mag + "%";
+}
+
+std::string percent(double fraction, int decimals) {
+  return fixed(fraction * 100, decimals) + "%";
+}
+
+std::string confidence_label(double confidence) {
+  std::string p = fixed(confidence * 100, 1);
+  if (p.size() > 2 && p.substr(p.size() - 2) == ".0") p.resize(p.size() - 2);
+  return p + "% CI";
+}
+
+std::string short_id(const std::string& id) {
+  return id.substr(0, 12);
+}
+
+std::string variant_label(const VariantProvenance& v) {
+  std::string label = one_line(v.requested.empty() ? v.name : v.requested);
+  if (!v.commit.empty()) label += " (" + short_id(v.commit) + ")";
+  return label;
+}
+
+std::vector<std::string> arm_columns(const Report& r) {
+  std::vector<std::string> cols;
+  for (const auto& row : r.shapes)
+    for (const auto& a : row.arms)
+      if (std::find(cols.begin(), cols.end(), a.arm) == cols.end()) cols.push_back(a.arm);
+  return cols;
+}
+
+const ArmStats* find_arm(const ShapeRow& row, const std::string& arm) {
+  for (const auto& a : row.arms)
+    if (a.arm == arm) return &a;
+  return nullptr;
+}
+
+std::string verdict_counts(const Summary& s) {
+  std::string out;
+  for (Verdict v : all_verdicts()) {
+    auto it = s.verdicts.find(to_string(v));
+    int n = it == s.verdicts.end() ? 0 : it->second;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(v);
+  }
+  return out;
+}
+
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;  // CRLF is one break
+    if (c == '\n' || c == '\r')
+      out += " / ";
+    else if (c == '\t')
+      out += ' ';
+    else if (c < 0x20 || c == 0x7f)
+      out += '?';
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
+}  // namespace fmt
+}  // namespace abh

@@ -1,0 +1,144 @@
+// C8 statistics, as pure math on vectors of samples: no files, no plan, no results. A report
+// (report.hpp) feeds these functions with each arm's raw samples; docs/statistics.md explains every
+// quantity for a reviewer.
+//
+// Conventions. Times are nanoseconds. A speedup is baseline time / candidate time, so a value above
+// 1 means the candidate is faster. "A" arms measure the baseline, "B" arms the candidate; drift is
+// last A / first A (for A1,B,A2: A2/A1), i.e. how much the baseline itself moved during the shape.
+//
+// Reproducibility. Every random draw comes from std::mt19937_64 (its output sequence is fixed by
+// the C++ standard) through distributions written out here (those of <random> are
+// implementation-defined), seeded from StatsOptions::seed and the shape id. The same samples and
+// options give bit-identical intervals with any standard library on the same C math library; a
+// libm that rounds log/pow differently in the last bit can change individual replicates, never
+// their distribution.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace abh {
+
+struct StatsOptions {
+  double noise_band = 0.01;  // ratios within [1 - band, 1 + band] count as "no change"
+  double confidence = 0.95;  // two-sided confidence level of the bootstrap intervals
+  int resamples = 2000;      // bootstrap replicates per shape
+  std::uint64_t seed = 1;    // fixed by default so that a report is reproducible
+  bool operator==(const StatsOptions&) const = default;
+};
+
+// Rejects values that would make the statistics meaningless, naming the option and the fix.
+void validate(const StatsOptions& o);
+
+struct Interval {
+  double lo = 0;
+  double hi = 0;
+  bool operator==(const Interval&) const = default;
+};
+
+// The verdict on one ratio. "failed" is only ever given to a shape with a failed or missing arm;
+// classify() never returns it.
+enum class Verdict { faster, slower, same, ambiguous, unstable, failed };
+std::string to_string(Verdict v);
+Verdict verdict_from_string(const std::string& s);  // throws on an unknown name
+std::vector<Verdict> all_verdicts();
+
+// --- Descriptive statistics --------------------------------------------------------------------
+
+// Median of `v`, reordering it (no copy: the bootstrap calls this millions of times). Throws when
+// empty. For an even count it is the mean of the two middle values.
+double median_in_place(std::span<double> v);
+// Sample standard deviation (n - 1) divided by the mean; 0 for fewer than two samples.
+double relative_stddev(std::span<const double> v);
+// Quantile of sorted data with linear interpolation between order statistics (Hyndman-Fan type 7,
+// the default of R and NumPy). q in [0, 1].
+double quantile_sorted(std::span<const double> sorted, double q);
+// The central `confidence` interval of bootstrap replicates (percentile method). Sorts `reps`.
+Interval percentile_interval(std::vector<double>& reps, double confidence);
+
+// --- Random numbers ----------------------------------------------------------------------------
+
+// The distributions are written out here (not taken from <random>, whose distributions are
+// implementation-defined) so that a seed means the same draws everywhere.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : engine_(seed) {}
+  // Uniform integer in [0, n), without modulo bias: draws that fall in the incomplete last block
+  // of 2^64 are rejected and redrawn.
+  std::uint64_t below(std::uint64_t n);
+  // Uniform double in the open interval (0, 1), from the top 53 bits of one draw.
+  double uniform();
+  double normal();                  // standard normal (Marsaglia's polar method)
+  double gamma(double shape);       // Gamma(shape, 1), shape >= 1 (Marsaglia-Tsang)
+  double beta(double a, double b);  // Beta(a, b), a, b >= 1
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// The median of a bootstrap resample of `sorted` (ascending, non-empty): the same distribution as
+// drawing sorted.size() values with replacement and taking their median, in O(1) instead of
+// O(n). Why it is the same: a draw with replacement is sorted[floor(n * U)] with U uniform, floor
+// is monotone, so the k-th smallest of n draws is sorted[floor(n * U(k))] where U(k), the k-th
+// smallest of n uniforms, is Beta(k, n + 1 - k). An even count also needs U(k+1): given U(k) = u,
+// it is u + (1 - u) * V with V, the smallest of the n - k uniforms above u rescaled, Beta(1, n -
+// k). tests/unit/test_statistics.cpp checks it against literal resampling.
+double resampled_median(std::span<const double> sorted, Rng& rng);
+
+// Seed of an independent stream for `key` (a shape id): a shape's interval does not depend on
+// which other shapes are in the sweep or in which order. FNV-1a of the key mixed with SplitMix64.
+std::uint64_t stream_seed(std::uint64_t seed, std::string_view key);
+
+// --- Per-shape ratio ---------------------------------------------------------------------------
+
+// Speedup of one shape and its bootstrap distribution.
+struct RatioEstimate {
+  double baseline_ns = 0;   // mean of the A arms' medians
+  double candidate_ns = 0;  // mean of the B arms' medians
+  double ratio = 0;         // baseline_ns / candidate_ns
+  Interval ci;
+  // Replicate r's baseline and candidate time. Kept so that aggregates over shapes can be
+  // bootstrapped by combining replicate r of every shape (shapes are measured independently).
+  std::vector<double> rep_baseline_ns, rep_candidate_ns;
+};
+
+// Point estimate: mean(median(a) for a in a_arms) / mean(median(b) for b in b_arms). Interval: each
+// replicate resamples every arm's samples with replacement (same count, through
+// resampled_median), recomputes each arm's median and the ratio; the interval is the percentile
+// interval of the replicates. Throws when an arm list or an arm is empty or a median is not
+// positive.
+RatioEstimate bootstrap_ratio(const std::vector<std::vector<double>>& a_arms,
+                              const std::vector<std::vector<double>>& b_arms,
+                              const StatsOptions& opt, std::uint64_t stream);
+
+// --- Across shapes -----------------------------------------------------------------------------
+
+struct AggregateEstimate {
+  int shapes = 0;
+  double geomean = 0;  // exp(mean(log(speedup)))
+  Interval geomean_ci;
+  double baseline_total_ns = 0;  // sum of per-shape baseline times
+  double candidate_total_ns = 0;
+  double summed_ratio = 0;  // baseline_total_ns / candidate_total_ns: a whole-model figure
+  Interval summed_ratio_ci;
+};
+
+// Combines shapes' estimates (all made with the same number of resamples). Throws on none.
+AggregateEstimate aggregate(const std::vector<const RatioEstimate*>& shapes,
+                            const StatsOptions& opt);
+
+// --- Verdict -----------------------------------------------------------------------------------
+
+// unstable when a drift is given and |drift - 1| > band (it takes precedence: a baseline that moved
+// that much during the shape makes any comparison suspect); else faster when the whole interval
+// lies above 1 + band, slower when it lies below 1 - band, same when it lies inside the band, and
+// ambiguous otherwise (the interval straddles a band edge: more samples or a quieter machine are
+// needed to decide).
+Verdict classify(const Interval& ci, std::optional<double> drift, double band);
+
+}  // namespace abh
