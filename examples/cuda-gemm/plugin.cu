@@ -1,0 +1,192 @@
+// CUDA fp32 GEMM example plugin. Parameters: {"m","n","k"} (positive integers), optional "seed".
+// Verification copies C back and compares up to 64 rows spread over the output with an fp64 host
+// reference; each element's error is normalised by sum_p |a_ip * b_pj| (the bound of fp32
+// accumulation error); tolerance 1e-4.
+#include <abharness/plugin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gemm_kernel.cuh"
+
+namespace {
+
+struct DeviceFree {
+  void operator()(float* p) const { cudaFree(p); }
+};
+using DeviceBuffer = std::unique_ptr<float, DeviceFree>;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+DeviceBuffer upload(const std::vector<float>& host) {
+  float* p = nullptr;
+  check(cudaMalloc(&p, host.size() * sizeof(float)), "cudaMalloc");
+  DeviceBuffer d(p);
+  check(cudaMemcpy(p, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
+        "cudaMemcpy to device");
+  return d;
+}
+
+void say(char* err, size_t len, const std::string& msg) {
+  if (err && len) std::snprintf(err, len, "%s", msg.c_str());
+}
+
+// Pulls one integer out of a flat JSON object without a JSON library (nvcc builds this file on
+// machines that may lack nlohmann/json). Strict enough for {"m":1,"n":2,"k":3,"seed":4}.
+long long json_int(const std::string& j, const char* key, long long fallback, bool required) {
+  std::string needle = std::string("\"") + key + "\"";
+  auto pos = j.find(needle);
+  if (pos == std::string::npos) {
+    if (required) throw std::invalid_argument(std::string("param '") + key + "' is missing");
+    return fallback;
+  }
+  pos = j.find(':', pos + needle.size());
+  if (pos == std::string::npos) throw std::invalid_argument(std::string("param '") + key + "'");
+  char* end = nullptr;
+  long long v = std::strtoll(j.c_str() + pos + 1, &end, 10);
+  if (end == j.c_str() + pos + 1)
+    throw std::invalid_argument(std::string("param '") + key + "' must be an integer");
+  return v;
+}
+
+}  // namespace
+
+struct abh_problem {
+  int m = 0, n = 0, k = 0;
+  std::vector<float> a, b;
+  DeviceBuffer da, db, dc;
+};
+
+namespace {
+
+int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
+  try {
+    std::string j(params_json);
+    auto p = std::make_unique<abh_problem>();
+    for (auto [key, dst] : {std::pair{"m", &p->m}, std::pair{"n", &p->n}, std::pair{"k", &p->k}}) {
+      long long v = json_int(j, key, 0, true);
+      if (v < 1 || v > (1 << 16))
+        throw std::invalid_argument(std::string("param '") + key + "' must be in [1, 65536]");
+      *dst = static_cast<int>(v);
+    }
+    std::mt19937 rng(static_cast<unsigned>(json_int(j, "seed", 1, false)));
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    p->a.resize(size_t(p->m) * p->k);
+    p->b.resize(size_t(p->k) * p->n);
+    for (auto& x : p->a) x = dist(rng);
+    for (auto& x : p->b) x = dist(rng);
+    p->da = upload(p->a);
+    p->db = upload(p->b);
+    float* c = nullptr;
+    check(cudaMalloc(&c, size_t(p->m) * p->n * sizeof(float)), "cudaMalloc");
+    p->dc.reset(c);
+    *out = p.release();
+    return ABH_OK;
+  } catch (const std::invalid_argument& e) {
+    say(err, err_len, std::string("cuda-gemm: ") + e.what());
+    return ABH_ERR_INVALID_PARAMS;
+  } catch (const std::exception& e) {
+    say(err, err_len, std::string("cuda-gemm: ") + e.what());
+    return ABH_ERR_RUNTIME;
+  }
+}
+
+int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
+  cudaError_t e = cuda_gemm::launch(p->da.get(), p->db.get(), p->dc.get(), p->m, p->n, p->k,
+                                    static_cast<cudaStream_t>(stream));
+  if (e != cudaSuccess) {
+    say(err, len, std::string("kernel launch: ") + cudaGetErrorString(e));
+    return ABH_ERR_RUNTIME;
+  }
+  return ABH_OK;
+}
+
+int verify(abh_problem* p, abh_verify_result* out, char* err, size_t len) {
+  std::vector<float> c(size_t(p->m) * p->n);
+  cudaError_t e =
+      cudaMemcpy(c.data(), p->dc.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    say(err, len, std::string("copy back: ") + cudaGetErrorString(e));
+    return ABH_ERR_RUNTIME;
+  }
+  const int rows = std::min(p->m, 64);
+  double worst = 0;
+  for (int r = 0; r < rows; ++r) {
+    const size_t i = rows == p->m ? r : size_t(r) * (p->m - 1) / std::max(rows - 1, 1);
+    for (int j = 0; j < p->n; ++j) {
+      double ref = 0, scale = 0;
+      for (int q = 0; q < p->k; ++q) {
+        double t = double(p->a[i * p->k + q]) * double(p->b[size_t(q) * p->n + j]);
+        ref += t;
+        scale += std::fabs(t);
+      }
+      double err_ij = std::fabs(double(c[i * p->n + j]) - ref) / std::max(scale, 1e-30);
+      if (!(err_ij <= worst)) worst = err_ij;
+    }
+  }
+  out->max_rel_error = worst;
+  out->tolerance = 1e-4;
+  out->checked = uint64_t(rows) * p->n;
+  std::snprintf(out->method, sizeof out->method,
+                "fp64 host reference on %d of %d rows, error / sum|a*b|", rows, p->m);
+  return worst <= 1e-4 ? ABH_OK : ABH_ERR_WRONG_RESULT;
+}
+
+double flops(const abh_problem* p) {
+  return 2.0 * p->m * double(p->n) * p->k;
+}
+double min_bytes(const abh_problem* p) {
+  return 4.0 * (double(p->m) * p->k + double(p->k) * p->n + double(p->m) * p->n);
+}
+int tactic_count(abh_problem*) {
+  return 1;
+}
+int tactic_key(abh_problem*, int index, char* buf, size_t len) {
+  if (index != 0) return ABH_ERR_INVALID_PARAMS;
+  std::snprintf(buf, len, "%s", cuda_gemm::kernel_name());
+  return ABH_OK;
+}
+int select_tactic(abh_problem*, const char* key, char* err, size_t len) {
+  if (std::strcmp(key, cuda_gemm::kernel_name()) == 0) return ABH_OK;
+  say(err, len, std::string("cuda-gemm has one tactic, '") + cuda_gemm::kernel_name() + "'");
+  return ABH_ERR_INVALID_PARAMS;
+}
+int library_versions(char* buf, size_t len) {
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  std::snprintf(buf, len, "{\"cudart\":\"%d\",\"cuda-gemm-kernel\":\"%s\"}", rt,
+                cuda_gemm::kernel_name());
+  return ABH_OK;
+}
+void destroy(abh_problem* p) {
+  std::unique_ptr<abh_problem> owned(p);
+}
+
+const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
+                              "cuda-gemm",
+                              ABH_DEVICE_CUDA,
+                              create,
+                              enqueue,
+                              verify,
+                              flops,
+                              min_bytes,
+                              tactic_count,
+                              tactic_key,
+                              select_tactic,
+                              library_versions,
+                              destroy};
+
+}  // namespace
+
+extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {
+  return &kTable;
+}

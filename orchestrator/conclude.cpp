@@ -1,0 +1,60 @@
+#include "conclude.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "exit_codes.hpp"
+#include "json_io.hpp"
+#include "report.hpp"
+#include "report_render.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+void print_problems(const Validation& v) {
+  std::cerr << "abharness: provenance validation FAILED (" << v.problems.size()
+            << " problem(s)); no report is produced from this run:\n";
+  for (const auto& p : v.problems) std::cerr << "  " << p.describe() << "\n";
+}
+
+int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
+             const ReportFlags& flags) {
+  if (!v.problems.empty()) {
+    print_problems(v);
+    return exit_code::kProvenance;
+  }
+  StatsOptions so;
+  so.noise_band = flags.noise_band;
+  so.confidence = flags.confidence;
+  so.resamples = flags.resamples;
+  so.seed = flags.seed;
+  validate(so);
+  Report report = build_report(plan, v.outcomes, so, v.result_set_digest);
+  for (const char* fmt : {"md", "json", "csv", "svg"}) {
+    std::string format = std::string(fmt) == "md" ? "markdown" : fmt;
+    write_file_atomic(run_dir / (std::string("report.") + fmt), render(report, format, {}));
+  }
+  RenderOptions term;
+  term.color = flags.color == "always" || (flags.color == "auto" && ::isatty(STDOUT_FILENO));
+  if (!flags.quiet) std::cout << render(report, "terminal", term);
+  std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg)\n"
+            << "result-set digest: " << v.result_set_digest << "\n";
+  if (!v.complete()) {
+    int missing = 0;
+    for (const auto& o : v.outcomes) missing += o.result ? 0 : 1;
+    std::cerr << "abharness: sweep incomplete: " << missing
+              << " arm(s) failed or did not run; their logs are under "
+              << (run_dir / "logs").string() << "; `abharness resume " << run_dir.string()
+              << "` re-runs them\n";
+    return exit_code::kIncomplete;
+  }
+  if (flags.fail_on_regression && count_regressions(report) > 0) {
+    std::cerr << "abharness: " << count_regressions(report)
+              << " shape(s) regressed beyond the noise band (--fail-on-regression)\n";
+    return exit_code::kRegression;
+  }
+  return exit_code::kSuccess;
+}
+
+}  // namespace abh

@@ -1,0 +1,51 @@
+// abharness: is the candidate revision of a kernel faster than the baseline, on these shapes, on
+// this machine — and by how much? See README.md and docs/.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "error.hpp"
+#include "exit_codes.hpp"
+#include "run_command.hpp"
+#if __has_include("commands.hpp")
+#include "commands.hpp"
+#define ABH_HAVE_GRID_COMMANDS 1
+#endif
+
+int main(int argc, char** argv) {
+  using namespace abh;
+  set_invocation_argv(argc, argv);
+  CLI::App app{
+      "abharness — A/B/A benchmarks of two git revisions of a kernel, with provenance you can "
+      "verify"};
+  app.require_subcommand(1);
+  app.footer(R"(Examples:
+  abharness run --baseline main --candidate WORKTREE --grid shapes.json
+  abharness resume runs/<id>          # run only what is missing or failed
+  abharness verify runs/<id>          # re-check every result; prints the result-set digest
+  abharness report runs/<id>          # re-render report.{md,json,csv,svg}
+  abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json
+Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete sweep, 5 regression
+(with --fail-on-regression). `abharness <command> --help` shows each command's options.)");
+  int code = exit_code::kSuccess;
+  add_run_command(app, code);
+  add_resume_command(app, code);
+  add_verify_command(app, code);
+  add_report_command(app, code);
+#ifdef ABH_HAVE_GRID_COMMANDS
+  add_grid_command(app);
+  add_roofline_command(app);
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : exit_code::kUsage;
+  } catch (const UsageError& e) {
+    std::cerr << "abharness: " << e.what() << std::endl;
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "abharness: error: " << e.what() << std::endl;
+    return exit_code::kError;
+  }
+  return code;
+}

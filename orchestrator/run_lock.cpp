@@ -1,0 +1,38 @@
+#include "run_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "error.hpp"
+
+namespace abh {
+
+RunLock::RunLock(const std::filesystem::path& run_dir) {
+  std::filesystem::path p = run_dir / ".lock";
+  fd_ = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot open " + p.string() + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (e == EWOULDBLOCK)
+      throw UsageError("another abharness is writing " + run_dir.string() +
+                       ": wait for it to finish (or stop it) before running or resuming this run");
+    throw Error("cannot lock " + p.string() + ": " + std::strerror(e));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0 && ::write(fd_, pid.data(), pid.size()) < 0) {
+    // The pid is only a hint for humans; the flock is what excludes.
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace abh

@@ -1,0 +1,22 @@
+// One orchestrator per run directory: an exclusive flock on <run>/.lock held for the life of the
+// process. The kernel releases it when the process dies, even by SIGKILL, so a crash never leaves
+// a stale lock behind.
+#pragma once
+
+#include <filesystem>
+
+namespace abh {
+
+class RunLock {
+ public:
+  // Throws UsageError naming the run directory when another process holds the lock.
+  explicit RunLock(const std::filesystem::path& run_dir);
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  ~RunLock();
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace abh

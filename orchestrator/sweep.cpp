@@ -1,0 +1,171 @@
+#include "sweep.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "error.hpp"
+#include "json_io.hpp"
+#include "process.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tail_of(const fs::path& p, size_t max_lines) {
+  std::ifstream in(p);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) {
+    lines.push_back(l);
+    if (lines.size() > max_lines) lines.erase(lines.begin());
+  }
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// The last "abharness-worker: error: ..." line is the worker's own account of what went wrong.
+std::string worker_error_line(const fs::path& err) {
+  std::ifstream in(err);
+  std::string found;
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("abharness-worker: error: ", 0) == 0) found = l.substr(25);
+  return found;
+}
+
+std::string fmt_seconds(double s) {
+  char b[32];
+  if (s < 90)
+    std::snprintf(b, sizeof b, "%.0f s", s);
+  else
+    std::snprintf(b, sizeof b, "%dm%02ds", int(s) / 60, int(s) % 60);
+  return b;
+}
+
+class Progress {
+ public:
+  Progress(int total, int lanes, const SweepOptions& opt)
+      : total_(total), lanes_(lanes), opt_(opt), start_(std::chrono::steady_clock::now()) {}
+
+  void finished(const Task& t, const ExitStatus& st, bool ok) {
+    std::lock_guard<std::mutex> g(m_);
+    ++done_;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double eta = done_ ? elapsed / done_ * (total_ - done_) : 0;
+    if (opt_.quiet) return;
+    char line[512];
+    std::snprintf(line, sizeof line, "[%*d/%d] %s/%s %s %.1f s | elapsed %s, ETA %s",
+                  int(std::to_string(total_).size()), done_, total_, t.shape.c_str(), t.arm.c_str(),
+                  ok ? "ok" : "FAILED", st.wall_s, fmt_seconds(elapsed).c_str(),
+                  fmt_seconds(eta / lanes_).c_str());
+    if (opt_.tty && ok)
+      std::cerr << "\r\033[K" << line << std::flush;
+    else
+      std::cerr << (opt_.tty ? "\r\033[K" : "") << line << "\n";
+  }
+  void close() {
+    if (opt_.tty && !opt_.quiet) std::cerr << "\n";
+  }
+
+ private:
+  std::mutex m_;
+  int total_, lanes_, done_ = 0;
+  SweepOptions opt_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+void write_failure(const fs::path& run_dir, const Task& t, const std::string& reason,
+                   const ExitStatus& st) {
+  fs::path out = log_path(run_dir, t, "out"), err = log_path(run_dir, t, "err");
+  json f{{"shape", t.shape},
+         {"arm", t.arm},
+         {"variant", t.variant},
+         {"reason", reason},
+         {"exit", st.describe()},
+         {"wall_s", st.wall_s},
+         {"stdout", fs::relative(out, run_dir).generic_string()},
+         {"stderr", fs::relative(err, run_dir).generic_string()},
+         {"stderr_tail", tail_of(err, 20)}};
+  write_json_atomic(log_path(run_dir, t, "failure.json"), f);
+}
+
+// Runs one arm; returns whether it produced a result.
+bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
+             Progress& progress) {
+  fs::create_directories(log_path(run_dir, t, "out").parent_path());
+  fs::remove(log_path(run_dir, t, "failure.json"));
+  const fs::path result = result_path(run_dir, t);
+  fs::create_directories(result.parent_path());
+  SpawnSpec spec;
+  spec.argv = {worker.string(), "run",   "--run-dir", run_dir.string(),
+               "--shape",       t.shape, "--arm",     t.arm};
+  spec.stdout_path = log_path(run_dir, t, "out");
+  spec.stderr_path = log_path(run_dir, t, "err");
+  spec.timeout_s = plan.settings.arm_timeout_s;
+  // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
+  // orphan that writes a result behind a later resume's back.
+  spec.env["ABH_PARENT_PID"] = std::to_string(::getpid());
+  ExitStatus st = run_process(spec);
+  bool ok = st.ok() && fs::exists(result);
+  if (!ok) {
+    // A failed arm leaves no result: whatever it may have written is not evidence.
+    fs::remove(result);
+    std::string reason;
+    if (st.kind == ExitStatus::Kind::timed_out)
+      reason = st.describe();
+    else {
+      std::string line = worker_error_line(spec.stderr_path);
+      reason = st.ok() ? "the worker exited 0 but wrote no result" : st.describe();
+      if (!line.empty()) reason += ": " + line;
+    }
+    write_failure(run_dir, t, reason, st);
+  }
+  progress.finished(t, st, ok);
+  return ok;
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+                       const std::set<std::string>& done, const SweepOptions& opt) {
+  SweepSummary sum;
+  std::map<int, std::vector<const Task*>> lanes;  // one lane per GPU
+  for (const auto& t : plan.tasks) {
+    if (done.count(fs::relative(result_path(run_dir, t), run_dir).generic_string())) {
+      ++sum.skipped;
+      continue;
+    }
+    lanes[t.gpu].push_back(&t);
+  }
+  int todo = 0;
+  for (const auto& [gpu, ts] : lanes) todo += static_cast<int>(ts.size());
+  Progress progress(todo, std::max<int>(1, static_cast<int>(lanes.size())), opt);
+  std::mutex m;
+  auto run_lane = [&](const std::vector<const Task*>& tasks) {
+    for (const Task* t : tasks) {
+      bool ok = run_arm(run_dir, plan, worker, *t, progress);
+      std::lock_guard<std::mutex> g(m);
+      ++sum.ran;
+      if (!ok) ++sum.failed;
+    }
+  };
+  if (lanes.size() <= 1) {
+    for (const auto& [gpu, ts] : lanes) run_lane(ts);
+  } else {
+    std::vector<std::thread> threads;
+    for (const auto& [gpu, ts] : lanes) threads.emplace_back(run_lane, std::cref(ts));
+    for (auto& th : threads) th.join();
+  }
+  progress.close();
+  return sum;
+}
+
+}  // namespace abh

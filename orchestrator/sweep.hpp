@@ -1,0 +1,32 @@
+// Runs the planned arms that still need running, each in a fresh worker process with its logs,
+// and records a failure record for each arm that crashed, failed, hung or produced a wrong
+// result. A failure never stops the sweep. Shapes on different GPUs run concurrently; the arms
+// of one shape always run back to back on one GPU.
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "plan.hpp"
+
+namespace abh {
+
+struct SweepOptions {
+  bool quiet = false;
+  bool tty = false;  // redraw one progress line instead of printing one per arm
+};
+
+struct SweepSummary {
+  int ran = 0;
+  int failed = 0;
+  int skipped = 0;  // already valid
+};
+
+// `done` holds the run-relative result paths that are already valid and must not be measured
+// again.
+SweepSummary run_sweep(const std::filesystem::path& run_dir, const Plan& plan,
+                       const std::filesystem::path& worker, const std::set<std::string>& done,
+                       const SweepOptions& opt);
+
+}  // namespace abh

@@ -1,0 +1,81 @@
+#include "variants.hpp"
+
+#include <cstdlib>
+#include <ostream>
+
+#include "build.hpp"
+#include "error.hpp"
+#include "materialize.hpp"
+#include "paths.hpp"
+#include "process.hpp"
+#include "sha256.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+json worker_json(const fs::path& worker, const std::vector<std::string>& args,
+                 const fs::path& scratch_dir) {
+  fs::create_directories(scratch_dir);
+  SpawnSpec spec;
+  spec.argv.push_back(worker.string());
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  std::string tag = args.empty() ? "worker" : args[0];
+  spec.stdout_path = scratch_dir / (tag + ".out");
+  spec.stderr_path = scratch_dir / (tag + ".err");
+  spec.timeout_s = 120;
+  ExitStatus st = run_process(spec);
+  if (!st.ok())
+    throw Error("abharness-worker " + tag + " failed (" + st.describe() +
+                "): " + read_text_file(spec.stderr_path, 1u << 16));
+  return parse_json(read_text_file(spec.stdout_path), "output of abharness-worker " + tag);
+}
+
+Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const fs::path& run_dir,
+                        const fs::path& cache_root, const fs::path& worker, std::ostream& log) {
+  const fs::path vdir = run_dir / "variants" / req.name;
+  const fs::path src = vdir / "src";
+  log << req.name << ": " << req.source.requested << " = " << req.source.kind << " "
+      << req.source.commit.substr(0, 12) << " (identity " << req.source.digest.substr(0, 12)
+      << ")\n";
+  materialize(repo, req.source, src);
+
+  SubstitutionVars vars;
+  vars.abharness_include = plugin_include_dir().string();
+  // Empty when there is no toolkit: a recipe that needs ${CUDA_HOME} then gets the manifest
+  // loader's clear error instead of a compiler's.
+  if (const char* env = std::getenv("CUDA_HOME"))
+    vars.cuda_home = env;
+  else if (fs::exists("/usr/local/cuda/bin/nvcc"))
+    vars.cuda_home = "/usr/local/cuda";
+  BuildRecipe recipe;
+  try {
+    recipe = load_recipe(src, req.target, vars);
+    // The ABI header is an input of every build: hashing it into the recipe's environment puts
+    // it in the build cache key, so a plugin built against an older header is never reused.
+    recipe.env["ABHARNESS_PLUGIN_H_SHA256"] =
+        sha256_file(fs::path(vars.abharness_include) / "abharness" / "plugin.h");
+  } catch (const Error& e) {
+    // The manifest is the user's to fix (or --target is): a usage error, not a crash.
+    throw UsageError(req.name + " (" + req.source.requested + "): " + e.what());
+  }
+  BuildOutcome built = build_variant(recipe, src, req.source, cache_root, vdir);
+  log << req.name << ": " << (built.cache_hit ? "cached build reused, nothing built" : "built")
+      << " (" << built.plugin.filename().string() << " sha256 " << built.plugin_sha256.substr(0, 12)
+      << ", log " << fs::relative(built.log, run_dir).string() << ")\n";
+
+  json d = worker_json(worker, {"describe", "--plugin", built.plugin.string()}, vdir);
+  Variant v;
+  v.name = req.name;
+  v.source = req.source;
+  v.recipe = recipe;
+  v.plugin = fs::relative(built.plugin, run_dir).generic_string();
+  v.plugin_sha256 = built.plugin_sha256;
+  v.build_cache_key = built.cache_key;
+  v.toolchain_id = built.toolchain_id;
+  v.device = field<std::string>(d, "device", "abharness-worker describe");
+  for (auto it = d.at("libraries").begin(); it != d.at("libraries").end(); ++it)
+    v.libraries[it.key()] = it->get<std::string>();
+  return v;
+}
+
+}  // namespace abh

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages abharness builds with. CUDA is expected at /usr/local/cuda (it is
+# not a Debian package); without it the CPU parts still build and the GPU parts are skipped.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config git python3 libgit2-dev libssl-dev nlohmann-json3-dev
+      libcli11-dev libboost-dev libboost-filesystem-dev doctest-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

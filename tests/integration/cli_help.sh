@@ -1,0 +1,18 @@
+# --help shows examples; bad input is a usage error that names the fix.
+source "$ABH_TESTLIB"
+expect_rc 0 "$ABH" --help
+grep -q "Examples:" "$T/last.out" || fail "abharness --help has no examples"
+expect_rc 0 "$ABH" run --help
+grep -q "abharness run --baseline" "$T/last.out" || fail "run --help has no example"
+"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+small_grid
+expect_rc 2 "$ABH" run --repo repo --baseline no-such-rev --candidate HEAD --grid grid.json --runs-root runs
+grep -q "no-such-rev" "$T/last.err" || fail "bad revision not named"
+echo '{"schema_version":1,"shapes":[{"id":"../evil","params":{"m":1,"n":1,"k":1}}]}' > bad.json
+expect_rc 2 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid bad.json --runs-root runs
+grep -q "bad.json" "$T/last.err" && grep -q "shape id" "$T/last.err" || fail "escaping shape id not refused by name"
+expect_rc 2 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --runs-root runs --target nope
+grep -q "nope" "$T/last.err" || fail "unknown target not named"
+expect_rc 2 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --max-noise 3
+grep -q -- "--max-noise" "$T/last.err" || fail "bad --max-noise not named"
+pass "cli help and usage errors"

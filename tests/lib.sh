@@ -1,0 +1,39 @@
+# Shared helpers for the integration tests (sourced). Each test runs in a fresh temporary
+# directory that is removed on exit; binaries come from ABH_BIN.
+set -euo pipefail
+: "${ABH_BIN:?run through ctest}" "${ABH_SOURCE_DIR:?run through ctest}"
+T=$(mktemp -d /tmp/abh-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+ABH="$ABH_BIN/abharness"
+WORKER="$ABH_BIN/abharness-worker"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "PASS: $*"; }
+
+# jq-like reads with python3: jget FILE 'expr on j'
+jget() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+git_q() { git -c user.name=t -c user.email=t@t.invalid "$@"; }
+
+# A small grid that keeps a run to a few seconds.
+small_grid() {
+  cat > "${1:-grid.json}" <<'JSON'
+{ "schema_version": 1, "shapes": [
+  { "id": "m32_n32_k32", "params": { "m": 32, "n": 32, "k": 32 } },
+  { "id": "m96_n64_k80", "params": { "m": 96, "n": 64, "k": 80 } } ] }
+JSON
+}
+
+# Fast measurement settings for tests (the defaults favour rigour over speed).
+FAST=(--min-samples 5 --min-time 0.01 --max-time 0.2 --warmup 1)
+
+# expect_rc WANT CMD...: runs CMD, fails the test unless it exits with WANT.
+expect_rc() {
+  local want=$1; shift
+  set +e; "$@" >"$T/last.out" 2>"$T/last.err"; local rc=$?; set -e
+  if [ "$rc" != "$want" ]; then
+    cat "$T/last.out" "$T/last.err" >&2
+    fail "expected exit $want, got $rc: $*"
+  fi
+}
