@@ -1,0 +1,248 @@
+// Known-behaviour CUDA plugin for testing the worker's GPU timers (not a benchmark kernel).
+//
+// mode "spin" (default): one kernel whose thread 0 of each block spins on %globaltimer until
+//   `duration_us` have passed and writes the elapsed time it saw; the timers must read that
+//   duration (within 1 % at 1 ms). verify: every block spun at least `duration_us`.
+// mode "read": a memory-bound kernel that sums `bytes` of 32-bit words (grid-stride, 16-byte loads)
+//   into one partial per block. A buffer that fits in L2 is faster warm than cold, which is how the
+//   tests prove the L2 flush happens. verify: the sum equals the closed-form expectation, or the
+//   value given in `expect_sum` (tests pass a wrong one to prove that a wrong output fails the
+//   arm).
+// "alternate_kernels": true (spin mode) launches a second, differently named kernel on every other
+//   iteration, to prove that the CUPTI timer refuses a kernel set that changes between samples.
+#include <abharness/plugin.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+struct abh_problem {
+  std::string mode;
+  double duration_us = 0;
+  int blocks = 1;
+  std::size_t bytes = 0;
+  bool alternate = false;  // spin: launch a differently named kernel every other iteration
+  unsigned long long launches = 0;
+  bool has_expect = false;
+  unsigned long long expect = 0;
+  unsigned long long* out = nullptr;  // one value per block
+  uint4* data = nullptr;
+  ~abh_problem() {
+    if (out) cudaFree(out);
+    if (data) cudaFree(data);
+  }
+};
+
+namespace {
+
+constexpr int kReadThreads = 256;
+
+__host__ __device__ inline unsigned word_value(std::size_t i) {
+  return static_cast<unsigned>((i * 2654435761ull) >> 7) & 0xffffu;
+}
+
+__device__ inline unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void spin_kernel(unsigned long long ns, unsigned long long* out) {
+  if (threadIdx.x != 0) return;
+  const unsigned long long start = global_ns();
+  unsigned long long now = start;
+  while (now - start < ns) now = global_ns();
+  out[blockIdx.x] = now - start;
+}
+
+// Same work, another name: lets a test prove that the CUPTI timer refuses samples whose kernel set
+// changes between iterations (as a plugin switching tactics mid-measurement would cause).
+__global__ void spin_kernel_alt(unsigned long long ns, unsigned long long* out) {
+  if (threadIdx.x != 0) return;
+  const unsigned long long start = global_ns();
+  unsigned long long now = start;
+  while (now - start < ns) now = global_ns();
+  out[blockIdx.x] = now - start;
+}
+
+__global__ void fill_kernel(unsigned* w, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    w[i] = word_value(i);
+}
+
+__global__ void read_kernel(const uint4* __restrict__ v, std::size_t n4, unsigned long long* out) {
+  unsigned long long s = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    uint4 x = v[i];
+    s += static_cast<unsigned long long>(x.x) + x.y + x.z + x.w;
+  }
+  __shared__ unsigned long long part[kReadThreads];
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int stride = kReadThreads / 2; stride > 0; stride /= 2) {
+    if (static_cast<int>(threadIdx.x) < stride) part[threadIdx.x] += part[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = part[0];
+}
+
+void say(char* err, size_t len, const std::string& msg) {
+  if (err && len) std::snprintf(err, len, "spin: %s", msg.c_str());
+}
+
+int cuda_fail(cudaError_t e, const char* what, char* err, size_t len) {
+  say(err, len,
+      std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+  return ABH_ERR_RUNTIME;
+}
+
+int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
+  auto p = std::make_unique<abh_problem>();
+  try {
+    auto j = nlohmann::json::parse(params_json);
+    p->mode = j.value("mode", std::string("spin"));
+    if (p->mode == "spin") {
+      p->duration_us = j.at("duration_us").get<double>();
+      p->blocks = j.value("blocks", 1);
+      p->alternate = j.value("alternate_kernels", false);
+      if (!(p->duration_us > 0 && p->duration_us <= 1e6) || p->blocks < 1 || p->blocks > 65535)
+        throw std::runtime_error("'duration_us' must be in (0, 1e6] and 'blocks' in [1, 65535]");
+    } else if (p->mode == "read") {
+      long long mb = j.at("bytes").get<long long>();
+      if (mb < 4096 || mb > (8LL << 30) || mb % 16 != 0)
+        throw std::runtime_error("'bytes' must be a multiple of 16 in [4096, 8 GiB]");
+      p->bytes = static_cast<std::size_t>(mb);
+      if (j.contains("expect_sum")) {
+        p->has_expect = true;
+        p->expect = j["expect_sum"].get<unsigned long long>();
+      }
+    } else {
+      throw std::runtime_error("'mode' must be \"spin\" or \"read\", got \"" + p->mode + "\"");
+    }
+  } catch (const std::exception& e) {
+    say(err, err_len, std::string("bad params: ") + e.what());
+    return ABH_ERR_INVALID_PARAMS;
+  }
+  if (p->mode == "read") {
+    int dev = 0, sms = 0;
+    if (auto e = cudaGetDevice(&dev); e != cudaSuccess)
+      return cuda_fail(e, "cudaGetDevice", err, err_len);
+    if (auto e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        e != cudaSuccess)
+      return cuda_fail(e, "cudaDeviceGetAttribute", err, err_len);
+    p->blocks = sms * 4;
+    if (auto e = cudaMalloc(&p->data, p->bytes); e != cudaSuccess)
+      return cuda_fail(e, "cudaMalloc(data)", err, err_len);
+    fill_kernel<<<1024, 256>>>(reinterpret_cast<unsigned*>(p->data), p->bytes / 4);
+    if (auto e = cudaDeviceSynchronize(); e != cudaSuccess)
+      return cuda_fail(e, "fill", err, err_len);
+  }
+  if (auto e = cudaMalloc(&p->out, sizeof(unsigned long long) * p->blocks); e != cudaSuccess)
+    return cuda_fail(e, "cudaMalloc(out)", err, err_len);
+  if (auto e = cudaMemset(p->out, 0, sizeof(unsigned long long) * p->blocks); e != cudaSuccess)
+    return cuda_fail(e, "cudaMemset(out)", err, err_len);
+  *out = p.release();
+  return ABH_OK;
+}
+
+int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
+  auto s = static_cast<cudaStream_t>(stream);
+  const auto ns = static_cast<unsigned long long>(p->duration_us * 1e3);
+  if (p->mode == "spin" && p->alternate && (p->launches++ % 2))
+    spin_kernel_alt<<<p->blocks, 32, 0, s>>>(ns, p->out);
+  else if (p->mode == "spin")
+    spin_kernel<<<p->blocks, 32, 0, s>>>(ns, p->out);
+  else
+    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->data, p->bytes / 16, p->out);
+  if (auto e = cudaGetLastError(); e != cudaSuccess) return cuda_fail(e, "kernel launch", err, len);
+  return ABH_OK;
+}
+
+int verify(abh_problem* p, abh_verify_result* r, char* err, size_t len) {
+  std::vector<unsigned long long> h(static_cast<size_t>(p->blocks));
+  if (auto e = cudaMemcpy(h.data(), p->out, h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
+      e != cudaSuccess)
+    return cuda_fail(e, "cudaMemcpy(out)", err, len);
+  r->checked = h.size();
+  if (p->mode == "spin") {
+    const double want = p->duration_us * 1e3;
+    double worst = 0;
+    for (auto v : h) worst = std::max(worst, (want - static_cast<double>(v)) / want);
+    r->max_rel_error = worst;  // > 0: a block stopped early
+    r->tolerance = 0;
+    std::snprintf(r->method, sizeof r->method, "each block spun >= %.1f us by %%globaltimer",
+                  p->duration_us);
+    return worst <= 0 ? ABH_OK : ABH_ERR_WRONG_RESULT;
+  }
+  unsigned long long got = 0;
+  for (auto v : h) got += v;
+  unsigned long long want = 0;
+  if (p->has_expect) {
+    want = p->expect;
+  } else {
+    for (std::size_t i = 0; i < p->bytes / 4; ++i) want += word_value(i);
+  }
+  r->max_rel_error = want ? std::abs(double(got) - double(want)) / double(want) : double(got != 0);
+  r->tolerance = 0;
+  std::snprintf(r->method, sizeof r->method, "exact integer sum of %zu words vs %s", p->bytes / 4,
+                p->has_expect ? "params.expect_sum" : "closed-form host sum");
+  return got == want ? ABH_OK : ABH_ERR_WRONG_RESULT;
+}
+
+double flops(const abh_problem*) {
+  return 0;
+}
+double min_bytes(const abh_problem* p) {
+  return p->mode == "read" ? double(p->bytes) : 0;
+}
+int tactic_count(abh_problem*) {
+  return 1;
+}
+const char* tactic_name(const abh_problem* p) {
+  return p->mode == "spin" ? "spin-v1" : "read-v1";
+}
+int tactic_key(abh_problem* p, int index, char* buf, size_t len) {
+  if (index != 0) return ABH_ERR_INVALID_PARAMS;
+  std::snprintf(buf, len, "%s", tactic_name(p));
+  return ABH_OK;
+}
+int select_tactic(abh_problem* p, const char* key, char* err, size_t len) {
+  if (std::strcmp(key, tactic_name(p)) == 0) return ABH_OK;
+  say(err, len, std::string("this problem has one tactic, '") + tactic_name(p) + "'");
+  return ABH_ERR_INVALID_PARAMS;
+}
+int library_versions(char* buf, size_t len) {
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  std::snprintf(buf, len, "{\"spin-plugin\":\"1\",\"cudart\":\"%d\"}", rt);
+  return ABH_OK;
+}
+void destroy(abh_problem* p) {
+  delete p;
+}
+
+const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
+                              "spin",
+                              ABH_DEVICE_CUDA,
+                              create,
+                              enqueue,
+                              verify,
+                              flops,
+                              min_bytes,
+                              tactic_count,
+                              tactic_key,
+                              select_tactic,
+                              library_versions,
+                              destroy};
+
+}  // namespace
+
+extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {
+  return &kTable;
+}
