@@ -144,7 +144,9 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
   auto iteration = [&] { problem->enqueue(tctx.stream); };
 
   TacticContext tac;
-  tac.cache_file = run_dir / "variants" / task->variant / "tactics.json";
+  // One cache per run, keyed by source identity and plugin hash: in an A/A comparison both sides
+  // then use the tactic tuned once, instead of two tunings that noise may send different ways.
+  tac.cache_file = run_dir / "tactics.json";
   tac.cache_key = Sha256()
                       .field(variant.source.digest)
                       .field(r.plugin_sha256)

@@ -34,12 +34,24 @@ std::string pct(double x) {
 class StdRel final : public StoppingRule {
  public:
   explicit StdRel(const MeasureSettings& s) : s_(s) {}
-  StopDecision check(const std::vector<double>& v, double measured_s) const override {
+  StopDecision check(const std::vector<double>& v, double measured_s) override {
     const int n = static_cast<int>(v.size());
     const double noise = robust_noise(v);
-    if (n >= s_.min_samples && measured_s >= s_.min_time_s && noise <= s_.max_noise)
-      return {true, "noise " + pct(noise) + " <= " + pct(s_.max_noise) + " after " +
-                        std::to_string(n) + " samples"};
+    if (n >= s_.min_samples && measured_s >= s_.min_time_s) {
+      if (noise <= s_.max_noise)
+        return {true, "noise " + pct(noise) + " <= " + pct(s_.max_noise) + " after " +
+                          std::to_string(n) + " samples"};
+      // Converged: compare with the noise recorded when there were half as many samples.
+      for (auto it = history_.rbegin(); it != history_.rend(); ++it) {
+        if (2 * it->first > n) continue;
+        if (it->first >= s_.min_samples && std::fabs(noise - it->second) < 0.05 * it->second)
+          return {true, "noise " + pct(noise) + " > " + pct(s_.max_noise) + " but converged (" +
+                            pct(it->second) + " at " + std::to_string(it->first) + " samples, " +
+                            std::to_string(n) + " now)"};
+        break;
+      }
+    }
+    if (history_.empty() || n >= 2 * history_.back().first) history_.emplace_back(n, noise);
     if (n >= s_.max_samples)
       return {true, "sample limit " + std::to_string(s_.max_samples) + " reached with noise " +
                         pct(noise) + " (target " + pct(s_.max_noise) + " not met)"};
@@ -51,12 +63,13 @@ class StdRel final : public StoppingRule {
 
  private:
   MeasureSettings s_;
+  std::vector<std::pair<int, double>> history_;  // (sample count, noise) at each doubling
 };
 
 class Fixed final : public StoppingRule {
  public:
   explicit Fixed(int n) : n_(n) {}
-  StopDecision check(const std::vector<double>& v, double) const override {
+  StopDecision check(const std::vector<double>& v, double) override {
     if (static_cast<int>(v.size()) >= n_) return {true, "fixed " + std::to_string(n_) + " samples"};
     return {};
   }

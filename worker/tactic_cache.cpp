@@ -23,7 +23,9 @@ std::string lookup(const TacticContext& ctx, std::string* note) {
     *note = std::string("tactic cache unreadable, re-tuned: ") + e.what();
     return "";
   }
-  if (!j.is_object() || j.value("schema_version", -1) != kTacticCacheSchema) {
+  // Compared as JSON, not through value<int>(): a schema_version of another type is a foreign
+  // cache to re-tune, not a type_error that fails the arm.
+  if (!j.is_object() || j.value("schema_version", json()) != json(kTacticCacheSchema)) {
     *note = "tactic cache " + ctx.cache_file.string() + " has another schema version: re-tuned";
     return "";
   }
@@ -40,7 +42,7 @@ void store(const TacticContext& ctx, const std::string& key) {
   try {
     if (std::filesystem::exists(ctx.cache_file)) {
       json old = read_json_file(ctx.cache_file, JsonLimits{4u << 20, 8});
-      if (old.is_object() && old.value("schema_version", -1) == kTacticCacheSchema &&
+      if (old.is_object() && old.value("schema_version", json()) == json(kTacticCacheSchema) &&
           old.contains("entries") && old["entries"].is_object())
         j = old;
     }
