@@ -1,0 +1,71 @@
+# What `abharness resume` refuses, and what it must not refuse. Refused (exit 2, before anything
+# runs, naming the reason): a WORKTREE candidate whose working tree gained an untracked file; a
+# worker binary that changed since the plan; a machine that differs from the plan's. Not refused: a
+# baseline branch that moved after the plan — "baseline" is the commit the plan resolved.
+source "$ABH_TESTLIB"
+"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+cat >grid.json <<'JSON'
+{ "schema_version": 1, "shapes": [ { "id": "m24", "params": { "m": 24, "n": 24, "k": 24 } } ] }
+JSON
+# count_results RUN: how many result files exist.
+count_results() { find "$1/results" -name '*.json' | wc -l; }
+
+# 1. WORKTREE candidate (an uncommitted edit), then a new untracked file.
+sed -i 's/blocked-ikj-64/blocked-ikj-64-wip/' repo/kernel.cpp
+cp -a "$ABH_BIN" "$T/bin"  # a private copy of the binaries, for case 2
+expect_rc 0 "$T/bin/abharness" run --repo repo --baseline HEAD --candidate WORKTREE \
+  --grid grid.json --runs-root runs --run-id wt "${FAST[@]}" --quiet
+R=runs/wt
+rm $R/results/m24/B.json
+echo "scratch notes" >repo/notes.txt
+expect_rc 2 "$T/bin/abharness" resume $R
+grep -q "working tree of $(cd repo && pwd) changed since the plan" "$T/last.err" \
+  || fail "untracked file: $(cat "$T/last.err")"
+[ "$(count_results $R)" = 2 ] || fail "a refused resume measured something"
+# The untracked file was the reason: without it, resume goes on.
+rm repo/notes.txt
+expect_rc 0 "$T/bin/abharness" resume $R --quiet
+[ "$(count_results $R)" = 3 ] || fail "resume did not re-measure the missing arm"
+pass "a WORKTREE candidate with a new untracked file is not resumed"
+
+# 2. The worker binary changed after the plan (the run used the private copy of the binaries).
+rm $R/results/m24/A2.json
+printf '\0' >>"$T/bin/abharness-worker"
+expect_rc 2 "$T/bin/abharness" resume $R
+grep -q "the worker binary changed since the plan" "$T/last.err" || fail "worker: $(cat "$T/last.err")"
+[ "$(count_results $R)" = 2 ] || fail "a refused resume measured something"
+pass "a changed worker binary is not resumed"
+
+# 3. The machine differs from the plan's (the plan says another host).
+cp -a $R "$T/other-host"
+python3 - "$T/other-host/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["machine"][0]["hostname"] = "some-other-host"
+json.dump(p, open(sys.argv[1], "w"), indent=2)
+PY
+expect_rc 2 "$ABH" resume "$T/other-host"
+grep -q "machine differs from the plan: hostname" "$T/last.err" || fail "machine: $(cat "$T/last.err")"
+pass "a run planned on another machine is not resumed"
+
+# 4. A moved branch does not change what "baseline" means.
+git -C repo checkout -q -- kernel.cpp
+git_q -C repo branch base HEAD~1
+old=$(git -C repo rev-parse base)
+expect_rc 0 "$ABH" run --repo repo --baseline base --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id br "${FAST[@]}" --quiet
+R=runs/br
+rm $R/results/m24/A1.json
+git_q -C repo branch -f base HEAD
+[ "$(git -C repo rev-parse base)" != "$old" ] || fail "the branch did not move"
+expect_rc 0 "$ABH" resume $R --quiet
+[ "$(jget $R/plan.json 'j["variants"][0]["source"]["commit"]')" = "$old" ] || fail "plan changed"
+[ "$(jget $R/results/m24/A1.json 'j["source"]["commit"]')" = "$old" ] \
+  || fail "the re-measured baseline arm is not the planned commit"
+expect_rc 0 "$ABH" verify $R
+# `run --resume` with the same words also means the plan's commits, not the branch's new one.
+rm $R/results/m24/A2.json
+expect_rc 0 "$ABH" run --resume $R --repo repo --baseline base --candidate HEAD --grid grid.json \
+  "${FAST[@]}" --quiet
+[ "$(jget $R/results/m24/A2.json 'j["source"]["commit"]')" = "$old" ] || fail "run --resume"
+pass "a moved baseline branch does not change the plan's baseline"
