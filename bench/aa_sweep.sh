@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The noise-floor check of SPEC §4: an A/A sweep (the same revision on both sides) of the cuBLASLt
+# plugin over the 16-shape reference grid, M in {1,8,32,128,512,1024,2048,4096} x (N,K) in
+# {(6656,19968),(19968,6656)}, for each precision given (default: bf16 fp8). Prints per-shape drift
+# (A2/A1) and A/A speedup, the geomean, and the sweep's wall time; then times a resume of the
+# finished sweep. Targets: every drift within +-0.5 %, geomean within +-0.2 % of 1, a 48-arm sweep
+# with builds cached under 60 s, a resume under 2 s.
+#
+# usage: bench/aa_sweep.sh [precision ...]     (BIN=<dir with abharness>, default build/bin)
+#        extra flags for `abharness run` go in ABH_FLAGS, e.g. ABH_FLAGS="--max-time 3"
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${BIN:-$root/build/bin}
+precisions=("$@")
+[ ${#precisions[@]} -gt 0 ] || precisions=(bf16 fp8)
+nvidia-smi -L >/dev/null 2>&1 || { echo "aa_sweep: no GPU here (nvidia-smi -L failed)" >&2; exit 77; }
+work=${WORK:-$(mktemp -d /tmp/abh-aa.XXXXXX)}
+mkdir -p "$work"
+
+# A throw-away repository holding the built-in kernels and the manifest, as a kernel library would.
+repo=$work/repo
+if [ ! -d "$repo/.git" ]; then
+  mkdir -p "$repo"
+  cp -r "$root/include" "$root/kernels" "$root/abharness.json" "$repo/"
+  git -C "$repo" init -q -b main
+  git -C "$repo" -c user.name=bench -c user.email=bench@abharness.invalid add -A
+  git -C "$repo" -c user.name=bench -c user.email=bench@abharness.invalid commit -q -m "kernels"
+fi
+
+for prec in "${precisions[@]}"; do
+  grid=$work/grid_$prec.json
+  python3 - "$prec" > "$grid" <<'PY'
+import json, sys
+prec = sys.argv[1]
+shapes = []
+for n, k in [(6656, 19968), (19968, 6656)]:
+    for m in [1, 8, 32, 128, 512, 1024, 2048, 4096]:
+        shapes.append({"id": f"m{m}_n{n}_k{k}_{prec}", "params": {"m": m, "n": n, "k": k, "precision": prec}})
+print(json.dumps({"schema_version": 1, "shapes": shapes}, indent=1))
+PY
+  run=aa_$prec
+  rm -rf "$work/runs/$run"
+  t0=$(date +%s.%N)
+  set +e
+  # shellcheck disable=SC2086
+  "$BIN/abharness" run --repo "$repo" --baseline HEAD --candidate HEAD --target cuda \
+    --grid "$grid" --runs-root "$work/runs" --run-id "$run" --color never ${ABH_FLAGS:-} \
+    >"$work/$run.out" 2>"$work/$run.err"
+  rc=$?
+  set -e
+  t1=$(date +%s.%N)
+  "$BIN/abharness" resume "$work/runs/$run" --quiet >/dev/null 2>"$work/$run.resume.err" || true
+  t2=$(date +%s.%N)
+  echo "== A/A $prec: exit $rc, sweep wall $(python3 -c "print(f'{$t1-$t0:.1f}')") s, resume of the finished sweep $(python3 -c "print(f'{$t2-$t1:.2f}')") s"
+  python3 - "$work/runs/$run" <<'PY'
+import json, sys, math
+run = sys.argv[1]
+rep = json.load(open(run + "/report.json"))
+worst = 0
+print(f"{'shape':32} {'A1':>12} {'B':>12} {'A2':>12} {'drift':>8} {'A/A':>8}  verdict")
+for s in rep["shapes"]:
+    arms = {a["arm"]: a for a in s["arms"]}
+    t = lambda a: f"{arms[a]['median_ns']/1e3:10.2f}us" if a in arms and arms[a].get("ok") else "   failed"
+    d = s.get("drift"); sp = s.get("speedup")
+    if d: worst = max(worst, abs(d - 1))
+    print(f"{s['shape']:32} {t('A1'):>12} {t('B'):>12} {t('A2'):>12} "
+          f"{(d-1)*100 if d else float('nan'):+7.2f}% {sp if sp else float('nan'):8.4f}  {s['verdict']}")
+agg = rep["summary"]
+print(f"geomean A/A {agg['geomean']:.4f} (CI {agg['geomean_ci']['lo']:.4f}..{agg['geomean_ci']['hi']:.4f}); "
+      f"worst |drift| {worst*100:.2f}%; ready_s per arm in results/*/*.json")
+ready = []
+import glob
+for f in glob.glob(run + "/results/*/*.json"):
+    ready.append(json.load(open(f))["measurement"]["ready_s"])
+print(f"worker ready: median {sorted(ready)[len(ready)//2]:.3f} s, max {max(ready):.3f} s over {len(ready)} arms")
+PY
+done
+echo "work directory: $work"
