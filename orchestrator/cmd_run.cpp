@@ -13,6 +13,7 @@
 #include "exit_codes.hpp"
 #include "paths.hpp"
 #include "provenance.hpp"
+#include "report_render.hpp"
 #include "run_command.hpp"
 #include "run_lock.hpp"
 #include "sha256.hpp"
@@ -286,6 +287,10 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
              "exit 5 when a shape is slower beyond the noise band");
   c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
   c.add_option("--color", f.color, "auto | always | never")->capture_default_str();
+  c.add_option("--print", f.print,
+               "format printed on stdout: terminal | markdown | json | csv | svg (json for CI)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(report_formats()));
 }
 
 void add_run_command(CLI::App& app, int& exit_code) {

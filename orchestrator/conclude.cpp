@@ -37,7 +37,9 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   }
   RenderOptions term;
   term.color = flags.color == "always" || (flags.color == "auto" && ::isatty(STDOUT_FILENO));
-  if (!flags.quiet) std::cout << render(report, "terminal", term);
+  // Machine-readable output goes to stdout alone (progress and messages are on stderr), so
+  // `abharness run ... --print json > report.json` works in CI.
+  if (!flags.quiet) std::cout << render(report, flags.print, term);
   std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg)\n"
             << "result-set digest: " << v.result_set_digest << "\n";
   if (!v.complete()) {

@@ -16,7 +16,8 @@ struct ReportFlags {
   unsigned long long seed = 1;
   bool fail_on_regression = false;
   bool quiet = false;
-  std::string color = "auto";  // auto | always | never
+  std::string color = "auto";      // auto | always | never
+  std::string print = "terminal";  // the format printed on stdout: any report format
 };
 void add_report_flags(CLI::App& cmd, ReportFlags& f);
 

@@ -1,0 +1,55 @@
+# Reports end to end on the CPU plugin: a real run, then each format checked structurally (JSON
+# against schemas/report.schema.json, SVG as well-formed XML with one bar per shape, Markdown
+# summary before the table with provenance folded, CSV one row per shape); `--print json` is the
+# same report on stdout; `abharness report` re-renders byte-identical files; and the exit codes
+# for a regression (--fail-on-regression) and an incomplete sweep.
+source "$ABH_TESTLIB"
+PY=""
+for p in /usr/bin/python3 python3; do
+  if "$p" -c "import jsonschema" 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || fail "no python3 with jsonschema: install python3-jsonschema (scripts/install-deps.sh does)"
+"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+small_grid
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id r "${FAST[@]}" --print json
+R=runs/r
+"$PY" - "$R" "$ABH_SOURCE_DIR/schemas/report.schema.json" "$T/last.out" <<'PY'
+import csv, json, sys, xml.dom.minidom
+import jsonschema
+run, schema_path, stdout = sys.argv[1:4]
+rep = json.load(open(run + "/report.json"))
+jsonschema.validate(rep, json.load(open(schema_path)))
+assert json.load(open(stdout)) == rep, "--print json differs from report.json"
+shapes = [s["shape"] for s in rep["shapes"]]
+assert shapes == ["m32_n32_k32", "m96_n64_k80"], shapes
+doc = xml.dom.minidom.parse(run + "/report.svg")
+bars = [r for r in doc.getElementsByTagName("rect") if r.getAttribute("class") == "bar"]
+assert len(bars) == len(shapes), f"{len(bars)} bars for {len(shapes)} shapes"
+md = open(run + "/report.md").read()
+assert md.index("Geomean speedup") < md.index("| shape |"), "summary is not above the table"
+assert "<details><summary>Provenance</summary>" in md, "provenance is not folded"
+assert rep["provenance"]["result_set_digest"] in md, "markdown lacks the result-set digest"
+rows = list(csv.DictReader(open(run + "/report.csv", newline="")))
+assert [r["shape"] for r in rows] == shapes, rows
+print("formats ok")
+PY
+mkdir before && cp $R/report.* before/
+expect_rc 0 "$ABH" report $R --quiet
+for f in md json csv svg; do cmp -s before/report.$f $R/report.$f || fail "report.$f not reproducible"; done
+expect_rc 0 "$ABH" verify $R
+grep -q "$(jget $R/report.json 'j["provenance"]["result_set_digest"]')" "$T/last.out" || fail "verify digest differs from the report's"
+
+# Swapped revisions: the naive kernel as candidate is a regression.
+expect_rc 5 "$ABH" run --repo repo --baseline HEAD --candidate HEAD~1 --grid grid.json \
+  --runs-root runs --run-id slower "${FAST[@]}" --fail-on-regression --quiet
+grep -q "regressed" "$T/last.err" || fail "regression not explained"
+expect_rc 0 "$ABH" report runs/slower --quiet
+expect_rc 5 "$ABH" report runs/slower --quiet --fail-on-regression
+
+# A missing result makes the sweep incomplete (exit 4), and the report marks the shape failed.
+rm runs/slower/results/m32_n32_k32/B.json
+expect_rc 4 "$ABH" report runs/slower --quiet
+[ "$(jget runs/slower/report.json '[s["verdict"] for s in j["shapes"]][0]')" = failed ] || fail "missing arm not marked failed"
+expect_rc 2 "$ABH" run --repo repo --baseline HEAD --candidate HEAD --grid grid.json --print yaml
+pass "reports and exit codes"
