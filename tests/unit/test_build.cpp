@@ -309,9 +309,12 @@ TEST_CASE("build: the cache key follows source, recipe and damage") {
 
 TEST_CASE("build: concurrent builders of one key leave one valid entry") {
   TempDir tmp;
-  const fs::path src = tmp.path / "src", cache = tmp.path / "cache",
+  // Two runs materialize the same revision into sources of their own and race to publish one
+  // cache entry (sharing one source directory would race in the recipe, not in the cache).
+  const fs::path src = tmp.path / "src", src2 = tmp.path / "src2", cache = tmp.path / "cache",
                  counter = tmp.path / "counter.txt";
   write(src / "data.txt", "plugin bytes\n");
+  write(src2 / "data.txt", "plugin bytes\n");
   BuildRecipe r = counting_recipe(counter);
   r.argv[0] = "sleep 0.2; " + r.argv[0];
   abh::BuildOutcome o1, o2;
@@ -320,7 +323,7 @@ TEST_CASE("build: concurrent builders of one key leave one valid entry") {
     e1 = error_of([&] { o1 = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1"); });
   });
   std::thread t2([&] {
-    e2 = error_of([&] { o2 = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v2"); });
+    e2 = error_of([&] { o2 = abh::build_variant(r, src2, identity("a"), cache, tmp.path / "v2"); });
   });
   t1.join();
   t2.join();
