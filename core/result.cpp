@@ -4,6 +4,7 @@
 
 #include "error.hpp"
 #include "sha256.hpp"
+#include "statistics.hpp"
 
 namespace abh {
 
@@ -186,13 +187,7 @@ ArmResult read_result(const std::filesystem::path& path) {
 }
 
 double median(std::vector<double> v) {
-  if (v.empty()) throw Error("median of no samples");
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  double hi = *mid;
-  if (v.size() % 2) return hi;
-  double lo = *std::max_element(v.begin(), mid);
-  return 0.5 * (lo + hi);
+  return median_in_place(v);
 }
 
 }  // namespace abh

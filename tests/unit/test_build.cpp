@@ -15,23 +15,16 @@
 #include "manifest.hpp"
 #include "process.hpp"
 #include "sha256.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 using abh::BuildRecipe;
 using abh::json;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "abh-build-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+// Each test case gets a directory of its own under /tmp.
+struct TempDir : abh::test::TempDir {
+  TempDir() : abh::test::TempDir("abh-build") {}
 };
 
 std::string slurp(const fs::path& p) {
@@ -100,14 +93,14 @@ BuildRecipe counting_recipe(const fs::path& counter) {
 
 TEST_CASE("manifest: a recipe is read, substituted and mapped to JSON") {
   TempDir tmp;
-  write_manifest(tmp.path,
+  write_manifest(tmp.path(),
                  {{"cpu",
                    {{"argv", {"c++", "-I${ABHARNESS_INCLUDE}", "-L${CUDA_HOME}/lib64", "k.cpp"}},
                     {"artifact", "out/./libk.so"},
                     {"env", {{"NVCC", "${CUDA_HOME}/bin/nvcc"}, {"LITERAL", "${HOME}"}}},
                     {"timeout_s", 120}}},
                   {"other", {{"argv", {"make"}}, {"artifact", "x.so"}}}});
-  BuildRecipe r = abh::load_recipe(tmp.path, "cpu", kVars);
+  BuildRecipe r = abh::load_recipe(tmp.path(), "cpu", kVars);
   CHECK(r.target == "cpu");
   CHECK(r.argv ==
         std::vector<std::string>{"c++", "-I/opt/abh/include", "-L/usr/local/cuda/lib64", "k.cpp"});
@@ -117,7 +110,7 @@ TEST_CASE("manifest: a recipe is read, substituted and mapped to JSON") {
   CHECK_FALSE(r.shell);
   CHECK(r.timeout_s == 120);
 
-  BuildRecipe d = abh::load_recipe(tmp.path, "other", kVars);
+  BuildRecipe d = abh::load_recipe(tmp.path(), "other", kVars);
   CHECK_FALSE(d.shell);
   CHECK(d.timeout_s == 1800);
   CHECK(d.env.empty());
@@ -133,15 +126,15 @@ TEST_CASE("manifest: a recipe is read, substituted and mapped to JSON") {
 
 TEST_CASE("manifest: errors name the file, the field and the fix") {
   TempDir tmp;
-  const std::string file = (tmp.path / "abharness.json").string();
+  const std::string file = (tmp.path() / "abharness.json").string();
 
-  std::string missing = error_of([&] { abh::load_recipe(tmp.path, "cpu", kVars); });
+  std::string missing = error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); });
   CHECK(contains(missing, "no abharness.json"));
-  CHECK(contains(missing, tmp.path.string()));
+  CHECK(contains(missing, tmp.path().string()));
 
   auto with = [&](const json& recipe, const std::string& target = "cpu") {
-    write_manifest(tmp.path, {{"cpu", recipe}, {"cpu-debug", recipe}});
-    return error_of([&] { abh::load_recipe(tmp.path, target, kVars); });
+    write_manifest(tmp.path(), {{"cpu", recipe}, {"cpu-debug", recipe}});
+    return error_of([&] { abh::load_recipe(tmp.path(), target, kVars); });
   };
   const json good = {{"argv", {"make"}}, {"artifact", "libk.so"}};
 
@@ -179,8 +172,8 @@ TEST_CASE("manifest: errors name the file, the field and the fix") {
   json shell_one = good;
   shell_one["shell"] = true;
   shell_one["argv"] = {"make && cp build/libk.so ."};
-  write_manifest(tmp.path, {{"cpu", shell_one}});
-  BuildRecipe sh = abh::load_recipe(tmp.path, "cpu", kVars);
+  write_manifest(tmp.path(), {{"cpu", shell_one}});
+  BuildRecipe sh = abh::load_recipe(tmp.path(), "cpu", kVars);
   CHECK(sh.shell);
   CHECK(sh.argv == std::vector<std::string>{"make && cp build/libk.so ."});
 
@@ -205,24 +198,24 @@ TEST_CASE("manifest: errors name the file, the field and the fix") {
 
   json cuda = good;
   cuda["argv"] = {"${CUDA_HOME}/bin/nvcc"};
-  write_manifest(tmp.path, {{"cpu", cuda}});
+  write_manifest(tmp.path(), {{"cpu", cuda}});
   std::string no_cuda = error_of([&] {
-    abh::load_recipe(tmp.path, "cpu", {"/opt/abh/include", ""});
+    abh::load_recipe(tmp.path(), "cpu", {"/opt/abh/include", ""});
   });
   CHECK(contains(no_cuda, "field 'argv[0]'"));
   CHECK(contains(no_cuda, "${CUDA_HOME}"));
 
-  write(tmp.path / "abharness.json", R"({"schema_version": 2, "plugins": {}})");
-  std::string version = error_of([&] { abh::load_recipe(tmp.path, "cpu", kVars); });
+  write(tmp.path() / "abharness.json", R"({"schema_version": 2, "plugins": {}})");
+  std::string version = error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); });
   CHECK(contains(version, "field 'schema_version'"));
 
-  write(tmp.path / "abharness.json", R"({"schema_version": 1, "plugins": {)");
-  CHECK(contains(error_of([&] { abh::load_recipe(tmp.path, "cpu", kVars); }), file));
+  write(tmp.path() / "abharness.json", R"({"schema_version": 1, "plugins": {)");
+  CHECK(contains(error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); }), file));
 }
 
 TEST_CASE("build: a compiled plugin is cached and reused") {
   TempDir tmp;
-  const fs::path src = tmp.path / "src", cache = tmp.path / "cache";
+  const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache";
   write(src / "k.cpp", "extern \"C\" int abh_test_answer() { return 42; }\n");
   BuildRecipe r;
   r.target = "cpu";
@@ -231,22 +224,22 @@ TEST_CASE("build: a compiled plugin is cached and reused") {
   r.timeout_s = 120;
   const auto id = identity("a");
 
-  abh::BuildOutcome first = abh::build_variant(r, src, id, cache, tmp.path / "v1");
+  abh::BuildOutcome first = abh::build_variant(r, src, id, cache, tmp.path() / "v1");
   CHECK_FALSE(first.cache_hit);
-  CHECK(first.plugin == tmp.path / "v1" / "libk.so");
+  CHECK(first.plugin == tmp.path() / "v1" / "libk.so");
   REQUIRE(fs::is_regular_file(first.plugin));
   CHECK(first.plugin_sha256 == abh::sha256_file(first.plugin));
   const fs::path cxx = fs::canonical(abh::find_program("c++"));
   CHECK(first.toolchain_id == cxx.string() + ":" + abh::sha256_file(cxx));
   CHECK(first.recipe_sha256 == abh::sha256_hex(abh::canonical(abh::to_json(r))));
-  CHECK(first.log == tmp.path / "v1" / "build.log");
+  CHECK(first.log == tmp.path() / "v1" / "build.log");
   CHECK(contains(slurp(first.log), "--- end of output: exit code 0"));
   CHECK(fs::is_directory(cache / first.cache_key));
 
   // Proof that the second run compiles nothing: the built file is gone from the sources and does
   // not come back.
   fs::remove(src / "libk.so");
-  abh::BuildOutcome second = abh::build_variant(r, src, id, cache, tmp.path / "v2");
+  abh::BuildOutcome second = abh::build_variant(r, src, id, cache, tmp.path() / "v2");
   CHECK(second.cache_hit);
   CHECK_FALSE(fs::exists(src / "libk.so"));
   CHECK(second.cache_key == first.cache_key);
@@ -258,18 +251,18 @@ TEST_CASE("build: a compiled plugin is cached and reused") {
 
 TEST_CASE("build: the cache key follows source, recipe and damage") {
   TempDir tmp;
-  const fs::path src = tmp.path / "src", cache = tmp.path / "cache",
-                 counter = tmp.path / "counter.txt";
+  const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache",
+                 counter = tmp.path() / "counter.txt";
   write(src / "data.txt", "plugin bytes\n");
   BuildRecipe r = counting_recipe(counter);
 
-  auto a = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1");
+  auto a = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v1");
   CHECK_FALSE(a.cache_hit);
   CHECK(line_count(counter) == 1);
   CHECK(a.toolchain_id.rfind(fs::canonical("/bin/sh").string() + ":", 0) == 0);
   CHECK(slurp(a.plugin) == "plugin bytes\n");
 
-  auto hit = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v2");
+  auto hit = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v2");
   CHECK(hit.cache_hit);
   CHECK(line_count(counter) == 1);
 
@@ -278,7 +271,7 @@ TEST_CASE("build: the cache key follows source, recipe and damage") {
   fs::create_directories(cache / ".tmp-in-progress");
   fs::last_write_time(cache / ".tmp-crashed",
                       fs::file_time_type::clock::now() - std::chrono::hours(48));
-  auto other_source = abh::build_variant(r, src, identity("b"), cache, tmp.path / "v3");
+  auto other_source = abh::build_variant(r, src, identity("b"), cache, tmp.path() / "v3");
   CHECK_FALSE(fs::exists(cache / ".tmp-crashed"));
   CHECK(fs::exists(cache / ".tmp-in-progress"));
   fs::remove(cache / ".tmp-in-progress");
@@ -288,19 +281,19 @@ TEST_CASE("build: the cache key follows source, recipe and damage") {
 
   BuildRecipe r2 = r;
   r2.env["EXTRA"] = "1";
-  auto other_recipe = abh::build_variant(r2, src, identity("a"), cache, tmp.path / "v4");
+  auto other_recipe = abh::build_variant(r2, src, identity("a"), cache, tmp.path() / "v4");
   CHECK_FALSE(other_recipe.cache_hit);
   CHECK(other_recipe.recipe_sha256 != a.recipe_sha256);
   CHECK(line_count(counter) == 3);
 
   // A damaged entry is not trusted: the build runs again, says why, and repairs the entry.
   write(cache / a.cache_key / "libk.so", "tampered\n");
-  auto repaired = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v5");
+  auto repaired = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v5");
   CHECK_FALSE(repaired.cache_hit);
   CHECK(line_count(counter) == 4);
   CHECK(slurp(repaired.plugin) == "plugin bytes\n");
   CHECK(contains(slurp(repaired.log), "the existing entry was discarded"));
-  auto again = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v6");
+  auto again = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v6");
   CHECK(again.cache_hit);
   CHECK(line_count(counter) == 4);
 
@@ -311,8 +304,8 @@ TEST_CASE("build: concurrent builders of one key leave one valid entry") {
   TempDir tmp;
   // Two runs materialize the same revision into sources of their own and race to publish one
   // cache entry (sharing one source directory would race in the recipe, not in the cache).
-  const fs::path src = tmp.path / "src", src2 = tmp.path / "src2", cache = tmp.path / "cache",
-                 counter = tmp.path / "counter.txt";
+  const fs::path src = tmp.path() / "src", src2 = tmp.path() / "src2", cache = tmp.path() / "cache",
+                 counter = tmp.path() / "counter.txt";
   write(src / "data.txt", "plugin bytes\n");
   write(src2 / "data.txt", "plugin bytes\n");
   BuildRecipe r = counting_recipe(counter);
@@ -320,10 +313,12 @@ TEST_CASE("build: concurrent builders of one key leave one valid entry") {
   abh::BuildOutcome o1, o2;
   std::string e1, e2;
   std::thread t1([&] {
-    e1 = error_of([&] { o1 = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1"); });
+    e1 =
+        error_of([&] { o1 = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v1"); });
   });
   std::thread t2([&] {
-    e2 = error_of([&] { o2 = abh::build_variant(r, src2, identity("a"), cache, tmp.path / "v2"); });
+    e2 = error_of(
+        [&] { o2 = abh::build_variant(r, src2, identity("a"), cache, tmp.path() / "v2"); });
   });
   t1.join();
   t2.join();
@@ -333,13 +328,13 @@ TEST_CASE("build: concurrent builders of one key leave one valid entry") {
   CHECK(slurp(o1.plugin) == "plugin bytes\n");
   CHECK(slurp(o2.plugin) == "plugin bytes\n");
   CHECK(cache_entries(cache) == std::vector<std::string>{o1.cache_key});
-  auto third = abh::build_variant(r, src, identity("a"), cache, tmp.path / "v3");
+  auto third = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v3");
   CHECK(third.cache_hit);
 }
 
 TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
   TempDir tmp;
-  const fs::path src = tmp.path / "src", cache = tmp.path / "cache";
+  const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache";
   fs::create_directories(src);
   BuildRecipe r;
   r.target = "cpu";
@@ -350,19 +345,19 @@ TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
   r.artifact = "libk.so";
   r.timeout_s = 30;
   std::string msg =
-      error_of([&] { abh::build_variant(r, src, identity("a"), cache, tmp.path / "v1"); });
+      error_of([&] { abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v1"); });
   CHECK(contains(msg, "exit code 4"));
   CHECK(contains(msg, "fatal-compiler-error"));
   CHECK(contains(msg, "noise29"));
   CHECK_FALSE(contains(msg, "first-line"));  // only the tail
-  CHECK(contains(msg, (tmp.path / "v1" / "build.log").string()));
-  CHECK(contains(slurp(tmp.path / "v1" / "build.log"), "first-line"));  // the log has it all
+  CHECK(contains(msg, (tmp.path() / "v1" / "build.log").string()));
+  CHECK(contains(slurp(tmp.path() / "v1" / "build.log"), "first-line"));  // the log has it all
   CHECK(cache_entries(cache).empty());
 
   BuildRecipe quiet = r;
   quiet.argv = {"true"};
   std::string no_artifact =
-      error_of([&] { abh::build_variant(quiet, src, identity("a"), cache, tmp.path / "v2"); });
+      error_of([&] { abh::build_variant(quiet, src, identity("a"), cache, tmp.path() / "v2"); });
   CHECK(contains(no_artifact, "did not produce its artifact"));
   CHECK(contains(no_artifact, "field 'artifact'"));
 
@@ -370,14 +365,14 @@ TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
   hang.argv = {"sleep 30"};
   hang.timeout_s = 0.3;
   std::string timeout =
-      error_of([&] { abh::build_variant(hang, src, identity("a"), cache, tmp.path / "v3"); });
+      error_of([&] { abh::build_variant(hang, src, identity("a"), cache, tmp.path() / "v3"); });
   CHECK(contains(timeout, "timed out after 0.3 s"));
 
   BuildRecipe missing = r;
   missing.shell = false;
   missing.argv = {"abh-no-such-compiler"};
   CHECK(contains(
-      error_of([&] { abh::build_variant(missing, src, identity("a"), cache, tmp.path / "v4"); }),
+      error_of([&] { abh::build_variant(missing, src, identity("a"), cache, tmp.path() / "v4"); }),
       "abh-no-such-compiler"));
   CHECK(cache_entries(cache).empty());
 }

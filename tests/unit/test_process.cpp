@@ -15,6 +15,7 @@
 
 #include "error.hpp"
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace abh::process_detail {
 extern std::atomic<bool> force_polling_wait;
@@ -26,17 +27,9 @@ using abh::ExitStatus;
 using abh::run_process;
 using abh::SpawnSpec;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "abh-proc-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+// Each test case gets a directory of its own under /tmp.
+struct TempDir : abh::test::TempDir {
+  TempDir() : abh::test::TempDir("abh-proc") {}
 };
 
 // Runs the body with the pidfd wait and again with the polling fallback.
@@ -158,7 +151,7 @@ TEST_CASE("process: a timeout kills grandchildren too") {
     CAPTURE(polling);
     WaitMode mode(polling);
     TempDir tmp;
-    const fs::path pidfile = tmp.path / "grandchild.pid";
+    const fs::path pidfile = tmp.path() / "grandchild.pid";
     ExitStatus st =
         run_process(sh("sleep 100 & echo $! > '" + pidfile.string() + "'; sleep 100", 0.5));
     CHECK(st.kind == ExitStatus::Kind::timed_out);
@@ -170,7 +163,7 @@ TEST_CASE("process: a timeout kills grandchildren too") {
 
 TEST_CASE("process: leftovers in the group are killed after a normal exit") {
   TempDir tmp;
-  const fs::path pidfile = tmp.path / "daemon.pid";
+  const fs::path pidfile = tmp.path() / "daemon.pid";
   ExitStatus st = run_process(sh("sleep 100 & echo $! > '" + pidfile.string() + "'; exit 0", 10));
   CHECK(st.ok());
   CHECK(st.wall_s < 1.0);
@@ -179,7 +172,7 @@ TEST_CASE("process: leftovers in the group are killed after a normal exit") {
 
 TEST_CASE("process: stdout and stderr go to truncated files") {
   TempDir tmp;
-  const fs::path out = tmp.path / "out.txt", err = tmp.path / "err.txt";
+  const fs::path out = tmp.path() / "out.txt", err = tmp.path() / "err.txt";
   {
     std::ofstream(out) << std::string(1000, 'x') << "\n";
     std::ofstream(err) << std::string(1000, 'y') << "\n";
@@ -209,7 +202,7 @@ TEST_CASE("process: environment is inherited and overlaid") {
   REQUIRE(::setenv("ABH_TEST_REPLACED", "old", 1) == 0);
   SpawnSpec s = sh("echo \"$ABH_TEST_INHERITED $ABH_TEST_REPLACED $ABH_TEST_NEW\"");
   s.env = {{"ABH_TEST_REPLACED", "new"}, {"ABH_TEST_NEW", "added value"}};
-  s.stdout_path = tmp.path / "env.txt";
+  s.stdout_path = tmp.path() / "env.txt";
   REQUIRE(run_process(s).ok());
   CHECK(slurp(s.stdout_path) == "from-parent new added value\n");
   ::unsetenv("ABH_TEST_INHERITED");
@@ -220,11 +213,11 @@ TEST_CASE("process: working directory, stdin and descriptor hygiene") {
   TempDir tmp;
   SpawnSpec pwd;
   pwd.argv = {"pwd"};
-  pwd.cwd = tmp.path;
-  pwd.stdout_path = tmp.path / "pwd.txt";
+  pwd.cwd = tmp.path();
+  pwd.stdout_path = tmp.path() / "pwd.txt";
   REQUIRE(run_process(pwd).ok());
   CHECK(fs::path(slurp(pwd.stdout_path).substr(0, slurp(pwd.stdout_path).size() - 1)) ==
-        fs::canonical(tmp.path));
+        fs::canonical(tmp.path()));
 
   // stdin is /dev/null: a child that reads it sees end of file instead of hanging on a terminal.
   SpawnSpec cat;
@@ -244,13 +237,13 @@ TEST_CASE("process: working directory, stdin and descriptor hygiene") {
 
   // A relative program path with a slash is relative to the child's working directory.
   {
-    std::ofstream script(tmp.path / "hello.sh");
+    std::ofstream script(tmp.path() / "hello.sh");
     script << "#!/bin/sh\nexit 7\n";
   }
-  fs::permissions(tmp.path / "hello.sh", fs::perms::owner_all);
+  fs::permissions(tmp.path() / "hello.sh", fs::perms::owner_all);
   SpawnSpec rel;
   rel.argv = {"./hello.sh"};
-  rel.cwd = tmp.path;
+  rel.cwd = tmp.path();
   CHECK(run_process(rel).code == 7);
 }
 
@@ -270,13 +263,13 @@ TEST_CASE("process: a program that cannot be started is an error naming it") {
   // execve itself fails (bad interpreter): an error, and the forked child is reaped.
   TempDir tmp;
   {
-    std::ofstream script(tmp.path / "bad.sh");
+    std::ofstream script(tmp.path() / "bad.sh");
     script << "#!/nonexistent/interpreter\n";
   }
-  fs::permissions(tmp.path / "bad.sh", fs::perms::owner_all);
+  fs::permissions(tmp.path() / "bad.sh", fs::perms::owner_all);
   std::string exec_msg = error_of([&] {
     SpawnSpec s;
-    s.argv = {(tmp.path / "bad.sh").string()};
+    s.argv = {(tmp.path() / "bad.sh").string()};
     run_process(s);
   });
   CHECK(exec_msg.find("bad.sh") != std::string::npos);
@@ -287,7 +280,7 @@ TEST_CASE("process: a program that cannot be started is an error naming it") {
   std::string dir_msg = error_of([&] {
     SpawnSpec s;
     s.argv = {"true"};
-    s.stdout_path = tmp.path / "missing-dir" / "out.txt";
+    s.stdout_path = tmp.path() / "missing-dir" / "out.txt";
     run_process(s);
   });
   CHECK(dir_msg.find("missing-dir/out.txt") != std::string::npos);
