@@ -9,8 +9,9 @@ namespace abh {
 namespace {
 
 // Per-arm columns, prefixed with the arm name ("A1_median_ns"); "failure" must stay last.
-constexpr std::array<const char*, 9> kArmColumns = {
-    "median_ns", "min_ns", "noise", "samples", "tflops", "gbps", "tactic", "kernels", "failure"};
+constexpr std::array<const char*, 10> kArmColumns = {"median_ns",    "min_ns", "noise",  "samples",
+                                                     "tflops",       "gbps",   "tactic", "kernels",
+                                                     "sol_fraction", "failure"};
 
 std::string field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -36,9 +37,11 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 std::string render_csv(const Report& r, const RenderOptions&) {
   const auto arms = fmt::arm_columns(r);
-  std::vector<std::string> header = {"shape",        "label",          "verdict", "speedup",
-                                     "ci_lo",        "ci_hi",          "drift",   "baseline_ns",
-                                     "candidate_ns", "throttled_arms", "failure"};
+  std::vector<std::string> header = {
+      "shape", "label", "verdict", "speedup", "ci_lo", "ci_hi", "drift", "baseline_ns",
+      "candidate_ns", "throttled_arms", "failure",
+      // Speed of light (docs/roofline.md); empty without one.
+      "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction"};
   for (const auto& a : arms)
     for (const char* col : kArmColumns) header.push_back(a + "_" + col);
 
@@ -60,7 +63,11 @@ std::string render_csv(const Report& r, const RenderOptions&) {
                                       number(row.baseline_ns),
                                       number(row.candidate_ns),
                                       join(row.throttled_arms, ";"),
-                                      row.failure};
+                                      row.failure,
+                                      number(row.sol_ns),
+                                      row.sol_bound,
+                                      number(row.baseline_sol_fraction),
+                                      number(row.candidate_sol_fraction)};
     for (const auto& name : arms) {
       const ArmStats* a = fmt::find_arm(row, name);
       if (!a || !a->ok) {
@@ -71,7 +78,7 @@ std::string render_csv(const Report& r, const RenderOptions&) {
       cells.insert(cells.end(),
                    {fmt::exact(a->median_ns), fmt::exact(a->min_ns), fmt::exact(a->noise),
                     std::to_string(a->samples), number(a->tflops), number(a->gbps), a->tactic,
-                    join(a->kernel_names, ";"), ""});
+                    join(a->kernel_names, ";"), number(a->sol_fraction), ""});
     }
     emit(cells);
   }

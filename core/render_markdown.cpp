@@ -88,14 +88,16 @@ std::string summary(const Report& r) {
 
 std::string shape_table(const Report& r) {
   const auto arms = fmt::arm_columns(r);
+  const bool sol = fmt::has_sol(r);
   std::string out = "| shape |";
   std::string rule = "|:---|";
   for (const auto& a : arms) {
     out += " " + esc(a) + " |";
     rule += "---:|";
   }
-  out += " speedup | " + fmt::confidence_label(r.stats.confidence) + " | drift | verdict |\n";
-  out += rule + "---:|:---:|---:|:---|\n";
+  out += " speedup | " + fmt::confidence_label(r.stats.confidence) + " | drift |" +
+         (sol ? " SOL |" : "") + " verdict |\n";
+  out += rule + "---:|:---:|---:|" + (sol ? "---:|" : "") + ":---|\n";
   for (const auto& row : r.shapes) {
     out += "| " + code(row.shape) + (row.label.empty() ? "" : " " + esc(row.label)) + " |";
     for (const auto& name : arms) {
@@ -104,18 +106,55 @@ std::string shape_table(const Report& r) {
     }
     out += " " + (row.speedup ? "**" + fmt::ratio(*row.speedup) + "**" : std::string("-")) + " | " +
            (row.ci ? fmt::interval(*row.ci) : "-") + " | " +
-           (row.drift ? fmt::drift(*row.drift) : "-") + " | " + to_string(row.verdict) +
+           (row.drift ? fmt::drift(*row.drift) : "-") + " | " +
+           (sol ? esc(fmt::sol_pair(row)) + " | " : "") + to_string(row.verdict) +
            (row.throttled_arms.empty() ? "" : " (throttled)") + " |\n";
   }
+  out += "\n";
+  if (sol) out += esc(fmt::sol_legend(r)) + ".\n\n";
+  for (const auto& note : r.sol.notes)
+    out += "Speed of light not available: " + esc(note) + ".\n\n";
+  return out;
+}
+
+// Model grids: the summed time of each precision's per-layer GEMMs, and its ratio to bf16.
+std::string layer_table(const Report& r) {
+  if (!r.layer) return "";
+  std::string out =
+      "**Per-layer summary** (the model grid's GEMMs, mean time summed per "
+      "precision; a ratio to bf16 below 1 is faster than bf16)\n\n|";
+  std::string rule = "|";
+  for (const auto& h : fmt::layer_header()) {
+    out += " " + esc(h) + " |";
+    rule += h == "precision" ? ":---|" : "---:|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& p : r.layer->precisions) {
+    out += "|";
+    for (const auto& c : fmt::layer_row(p)) out += " " + esc(c) + " |";
+    out += "\n";
+  }
+  out += "\n";
+  for (const auto& p : r.layer->precisions)
+    if (!p.missing.empty()) {
+      std::vector<std::string> shapes;
+      for (const auto& m : p.missing) shapes.push_back(code(m));
+      out += "- " + esc(p.precision) +
+             " sums are partial; missing (failed): " + join(shapes, ", ") + "\n";
+    }
+  if (r.layer->other_shapes > 0)
+    out += "- " + std::to_string(r.layer->other_shapes) +
+           " shape(s) not from a model grid are in no sum\n";
   return out + "\n";
 }
 
 std::string arm_details(const Report& r) {
+  const bool sol = fmt::has_sol(r);
   std::string out = "<details><summary>Per-arm measurements</summary>\n\n";
-  out +=
-      "| shape | arm | median | min | noise | samples | TFLOP/s | GB/s | tactic | kernels | "
-      "note |\n";
-  out += "|:---|:---|---:|---:|---:|---:|---:|---:|:---|:---|:---|\n";
+  out += std::string("| shape | arm | median | min | noise | samples | TFLOP/s | GB/s |") +
+         (sol ? " SOL |" : "") + " tactic | kernels | note |\n";
+  out += std::string("|:---|:---|---:|---:|---:|---:|---:|---:|") + (sol ? "---:|" : "") +
+         ":---|:---|:---|\n";
   for (const auto& row : r.shapes)
     for (const auto& a : row.arms) {
       out += "| " + code(row.shape) + " | " + esc(a.arm) + " (" + a.variant + ") | ";
@@ -129,10 +168,14 @@ std::string arm_details(const Report& r) {
         out += fmt::duration(a.median_ns) + " | " + fmt::duration(a.min_ns) + " | " +
                fmt::percent(a.noise, 2) + " | " + std::to_string(a.samples) + " | " +
                opt_number(a.tflops, 1) + " | " + opt_number(a.gbps, 1) + " | " +
+               (!sol             ? ""
+                : a.sol_fraction ? fmt::percent(*a.sol_fraction, 1) + " | "
+                                 : "- | ") +
                (a.tactic.empty() ? "-" : code(a.tactic)) + " | " + join(kernels, "<br>") + " | " +
                note + " |\n";
       } else {
-        out += "- | - | - | - | - | - | - | - | failed: " + esc(a.failure) + " |\n";
+        out += "- | - | - | - | - | - | - | - | " + std::string(sol ? "- | " : "") +
+               "failed: " + esc(a.failure) + " |\n";
       }
     }
   return out + "\n</details>\n\n";
@@ -180,7 +223,7 @@ std::string provenance(const Report& r) {
 }  // namespace
 
 std::string render_markdown(const Report& r, const RenderOptions&) {
-  return summary(r) + shape_table(r) + arm_details(r) + provenance(r);
+  return summary(r) + shape_table(r) + layer_table(r) + arm_details(r) + provenance(r);
 }
 
 }  // namespace abh

@@ -64,6 +64,7 @@ std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
 std::string render_terminal(const Report& r, const RenderOptions& opt) {
   const Summary& s = r.summary;
   const auto arms = fmt::arm_columns(r);
+  const bool sol = fmt::has_sol(r);
   std::string out;
 
   std::string title;
@@ -76,9 +77,11 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   std::vector<std::vector<Cell>> rows;
   std::vector<Cell> header{{"shape"}};
   for (const auto& a : arms) header.push_back({a});
-  for (std::string h : {std::string("speedup"), fmt::confidence_label(r.stats.confidence),
-                        std::string("drift"), std::string("verdict")})
+  for (std::string h :
+       {std::string("speedup"), fmt::confidence_label(r.stats.confidence), std::string("drift")})
     header.push_back({h});
+  if (sol) header.push_back({"SOL"});
+  header.push_back({"verdict"});
   rows.push_back(header);
   for (const auto& row : r.shapes) {
     std::vector<Cell> cells{{row.shape}};
@@ -89,12 +92,14 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
     cells.push_back({row.speedup ? fmt::ratio(*row.speedup) : "-"});
     cells.push_back({row.ci ? fmt::interval(*row.ci) : "-"});
     cells.push_back({row.drift ? fmt::drift(*row.drift) : "-"});
+    if (sol) cells.push_back({fmt::sol_pair(row)});
     std::string verdict = to_string(row.verdict);
     if (!row.throttled_arms.empty()) verdict += " [throttled]";
     cells.push_back({verdict, colour_of(row.verdict)});
     rows.push_back(std::move(cells));
   }
   out += table(rows, opt.color);
+  if (sol) out += fmt::sol_legend(r) + "\n";
   out += "\n";
 
   if (s.geomean) {
@@ -118,6 +123,25 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   }
   out += "improved " + std::to_string(s.improved) + ", regressed " + std::to_string(s.regressed) +
          " (whole interval beyond the band); verdicts: " + fmt::verdict_counts(s) + "\n";
+
+  if (r.layer) {
+    out += "\nper-layer GEMMs of the model grid, summed per precision:\n";
+    std::vector<std::vector<Cell>> layer;
+    std::vector<Cell> head;
+    for (const auto& h : fmt::layer_header()) head.push_back({h});
+    layer.push_back(head);
+    for (const auto& p : r.layer->precisions) {
+      std::vector<Cell> cells;
+      for (const auto& c : fmt::layer_row(p)) cells.push_back({c});
+      layer.push_back(std::move(cells));
+    }
+    out += table(layer, false);
+    if (r.layer->other_shapes > 0)
+      out +=
+          std::to_string(r.layer->other_shapes) + " shape(s) not from a model grid are in no sum\n";
+  }
+  for (const auto& note : r.sol.notes)
+    out += "speed-of-light not available: " + fmt::one_line(note) + "\n";
 
   bool failed_header = false;
   for (const auto& row : r.shapes) {

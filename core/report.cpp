@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "error.hpp"
+#include "model_grid.hpp"
 #include "version.hpp"
 
 namespace abh {
@@ -171,6 +172,225 @@ Summary summarize(const std::vector<ShapeRow>& rows,
   return s;
 }
 
+// --- Speed of light ----------------------------------------------------------------------------
+
+// Reasons a shape has no speed-of-light time, each kept once with the shapes it applies to, in
+// first-seen (plan) order so the report is deterministic.
+class SolNotes {
+ public:
+  void add(const std::string& reason) {
+    for (auto& [r, n] : reasons_)
+      if (r == reason) {
+        ++n;
+        return;
+      }
+    reasons_.emplace_back(reason, 1);
+  }
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const auto& [r, n] : reasons_)
+      out.push_back(r + " (" + std::to_string(n) + (n == 1 ? " shape)" : " shapes)"));
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, int>> reasons_;
+};
+
+std::optional<std::int64_t> positive_int(const json& params, const char* key) {
+  auto it = params.find(key);
+  if (it == params.end() || !it->is_number_integer()) return std::nullopt;
+  auto v = it->get<std::int64_t>();
+  if (v <= 0) return std::nullopt;
+  return v;
+}
+
+// The speed-of-light time of one shape, or (in `why`) the reason it has none. `gpu` receives the
+// table entry used.
+std::optional<RooflineResult> shape_sol(const Plan& plan, const Shape& shape,
+                                        const RooflineContext& ctx, const RooflineOptions& opt,
+                                        std::string& why, std::string& gpu) {
+  const Task* task = nullptr;
+  for (const auto& t : plan.tasks)
+    if (t.shape == shape.id) {
+      task = &t;
+      break;
+    }
+  if (!task) {
+    why = "the plan has no arms for the shape";
+    return std::nullopt;
+  }
+  if (task->gpu < 0 || static_cast<std::size_t>(task->gpu) >= plan.machine.size()) {
+    why = "the plan has no machine entry for GPU index " + std::to_string(task->gpu);
+    return std::nullopt;
+  }
+  const Environment& env = plan.machine[static_cast<std::size_t>(task->gpu)];
+  if (!env.gpu) {
+    why = "CPU run, no GPU spec";
+    return std::nullopt;
+  }
+  if (!ctx.table) {
+    why = ctx.table_error.empty() ? "no GPU table was given to the report"
+                                  : "GPU table not loaded: " + ctx.table_error;
+    return std::nullopt;
+  }
+  const GpuSpec* spec = nullptr;
+  for (const auto& g : ctx.table->gpus)
+    if (g.name == env.gpu->name) spec = &g;
+  if (!spec) {
+    why = "GPU '" + env.gpu->name + "' not in " + ctx.table->origin +
+          " (add its datasheet figures there)";
+    return std::nullopt;
+  }
+  if (!shape.params.is_object() || !positive_int(shape.params, "m") ||
+      !positive_int(shape.params, "n") || !positive_int(shape.params, "k")) {
+    why = "params have no positive integer m, n, k (not a GEMM shape)";
+    return std::nullopt;
+  }
+  // No guess: a plain {m, n, k} shape may be an fp32 kernel (the CUDA example is), and a bf16
+  // speed-of-light would flatter it several times over.
+  Shape gemm = shape;
+  if (!gemm.params.contains("precision")) {
+    why = "params name no precision (add \"precision\" to the grid for a speed-of-light)";
+    return std::nullopt;
+  }
+  if (!gemm.params["precision"].is_string()) {
+    why = "params.precision is not a string";
+    return std::nullopt;
+  }
+  const std::string precision = gemm.params["precision"].get<std::string>();
+  std::string recipe;
+  try {
+    recipe = recipe_of(precision);
+  } catch (const Error&) {
+    why = "unknown GEMM precision '" + precision + "'";
+    return std::nullopt;
+  }
+  if (std::find(spec->precisions.begin(), spec->precisions.end(), recipe) ==
+      spec->precisions.end()) {
+    why = spec->name + " does not run " + precision + " natively";
+    return std::nullopt;
+  }
+  try {
+    RooflineResult r = roofline(gemm, *spec, opt);
+    gpu = spec->name;
+    return r;
+  } catch (const Error& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
+// Sets every row's speed-of-light time and each arm's fraction of it.
+SpeedOfLight add_speed_of_light(const Plan& plan, const RooflineContext& ctx,
+                                std::vector<ShapeRow>& rows) {
+  SpeedOfLight sol;
+  SolNotes notes;
+  RooflineOptions opt;
+  if (ctx.table) {
+    sol.table = ctx.table->origin;
+    opt = default_roofline_options(*ctx.table);
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::string why, gpu;
+    auto r = shape_sol(plan, plan.shapes[i], ctx, opt, why, gpu);
+    if (!r) {
+      notes.add(why);
+      continue;
+    }
+    ShapeRow& row = rows[i];
+    row.sol_ns = r->sol_s * 1e9;
+    row.sol_bound = r->bound;
+    for (auto& a : row.arms)
+      if (a.ok) a.sol_fraction = *row.sol_ns / a.median_ns;
+    if (row.speedup) {
+      row.baseline_sol_fraction = *row.sol_ns / *row.baseline_ns;
+      row.candidate_sol_fraction = *row.sol_ns / *row.candidate_ns;
+    }
+    ++sol.shapes;
+    if (std::find(sol.gpus.begin(), sol.gpus.end(), gpu) == sol.gpus.end()) sol.gpus.push_back(gpu);
+  }
+  std::sort(sol.gpus.begin(), sol.gpus.end());
+  sol.notes = notes.lines();
+  return sol;
+}
+
+// --- Per-layer summary -------------------------------------------------------------------------
+
+// "<qkv|proj|fc1|fc2> <fprop|dgrad|wgrad>", optionally followed by " (...)" (the MoE note):
+// the labels model_gemms() writes.
+bool model_gemm_label(const std::string& label) {
+  auto sp = label.find(' ');
+  if (sp == std::string::npos) return false;
+  const std::string op = label.substr(0, sp);
+  if (op != "qkv" && op != "proj" && op != "fc1" && op != "fc2") return false;
+  auto end = label.find(' ', sp + 1);
+  const std::string pass = label.substr(sp + 1, end == std::string::npos ? end : end - sp - 1);
+  if (pass != "fprop" && pass != "dgrad" && pass != "wgrad") return false;
+  if (end == std::string::npos) return true;
+  return label.compare(end, 2, " (") == 0 && label.back() == ')';
+}
+
+// The precision recipe of a model-grid GEMM, or nothing for any other shape.
+std::optional<std::string> model_recipe(const Shape& s) {
+  if (!model_gemm_label(s.label) || !s.params.is_object()) return std::nullopt;
+  auto it = s.params.find("precision");
+  if (it == s.params.end() || !it->is_string()) return std::nullopt;
+  try {
+    return recipe_of(it->get<std::string>());
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<LayerSummary> layer_summary(const Plan& plan, const std::vector<ShapeRow>& rows) {
+  struct Acc {
+    PrecisionSum sum;
+    int with_sol = 0;
+    double sol_ns = 0;
+  };
+  std::map<std::string, Acc> by_recipe;
+  LayerSummary out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto recipe = model_recipe(plan.shapes[i]);
+    if (!recipe) {
+      ++out.other_shapes;
+      continue;
+    }
+    const ShapeRow& row = rows[i];
+    Acc& acc = by_recipe[*recipe];
+    PrecisionSum& p = acc.sum;
+    p.precision = *recipe;
+    ++p.gemms;
+    if (row.sol_ns) {
+      ++acc.with_sol;
+      acc.sol_ns += *row.sol_ns;
+    }
+    if (!row.speedup) {
+      p.missing.push_back(row.shape);
+      continue;
+    }
+    p.baseline_ns = p.baseline_ns.value_or(0) + *row.baseline_ns;
+    p.candidate_ns = p.candidate_ns.value_or(0) + *row.candidate_ns;
+  }
+  if (by_recipe.empty()) return std::nullopt;
+  for (auto& [recipe, acc] : by_recipe)
+    if (acc.with_sol == acc.sum.gemms) acc.sum.sol_ns = acc.sol_ns;
+  const PrecisionSum* bf16 = nullptr;
+  if (auto it = by_recipe.find("bf16"); it != by_recipe.end()) bf16 = &it->second.sum;
+  for (const auto& recipe : known_precisions()) {
+    auto it = by_recipe.find(recipe);
+    if (it == by_recipe.end()) continue;
+    PrecisionSum p = it->second.sum;
+    if (bf16 && bf16->missing.empty() && p.missing.empty() && bf16->baseline_ns) {
+      p.baseline_vs_bf16 = *p.baseline_ns / *bf16->baseline_ns;
+      p.candidate_vs_bf16 = *p.candidate_ns / *bf16->candidate_ns;
+    }
+    out.precisions.push_back(std::move(p));
+  }
+  return out;
+}
+
 Provenance provenance(const Plan& plan, const std::string& result_set_digest) {
   Provenance p;
   p.run_id = plan.run_id;
@@ -222,6 +442,13 @@ std::optional<double> opt_number(const json& j, const char* key, const std::stri
   return field<double>(j, key, where);
 }
 
+// The optional fields added with speed of light (C10): absent in older report.json files, so a
+// missing key reads as absent, like null.
+std::optional<double> new_opt_number(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) return std::nullopt;
+  return opt_number(j, key, where);
+}
+
 Interval interval_from_json(const json& j, const std::string& where) {
   return {field<double>(j, "lo", where), field<double>(j, "hi", where)};
 }
@@ -258,7 +485,8 @@ json to_json(const ArmStats& a) {
               {"tflops", opt_json(a.tflops)},
               {"gbps", opt_json(a.gbps)},
               {"throttled", a.throttled},
-              {"throttle_note", a.throttle_note}};
+              {"throttle_note", a.throttle_note},
+              {"sol_fraction", opt_json(a.sol_fraction)}};
 }
 
 ArmStats arm_stats_from_json(const json& j, const std::string& w) {
@@ -280,6 +508,7 @@ ArmStats arm_stats_from_json(const json& j, const std::string& w) {
   a.gbps = opt_number(j, "gbps", w);
   a.throttled = field<bool>(j, "throttled", w);
   a.throttle_note = field<std::string>(j, "throttle_note", w);
+  a.sol_fraction = new_opt_number(j, "sol_fraction", w);
   return a;
 }
 
@@ -296,7 +525,11 @@ json to_json(const ShapeRow& r) {
               {"ci", opt_json(r.ci)},
               {"drift", opt_json(r.drift)},
               {"throttled_arms", r.throttled_arms},
-              {"arms", arms}};
+              {"arms", arms},
+              {"sol_ns", opt_json(r.sol_ns)},
+              {"sol_bound", r.sol_bound.empty() ? json() : json(r.sol_bound)},
+              {"baseline_sol_fraction", opt_json(r.baseline_sol_fraction)},
+              {"candidate_sol_fraction", opt_json(r.candidate_sol_fraction)}};
 }
 
 ShapeRow shape_row_from_json(const json& j, const std::string& w) {
@@ -318,7 +551,73 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   const json& arms = array_member(j, "arms", w);
   for (std::size_t i = 0; i < arms.size(); ++i)
     r.arms.push_back(arm_stats_from_json(arms[i], w + ".arms[" + std::to_string(i) + "]"));
+  r.sol_ns = new_opt_number(j, "sol_ns", w);
+  if (j.contains("sol_bound") && !j["sol_bound"].is_null()) {
+    r.sol_bound = field<std::string>(j, "sol_bound", w);
+    if (r.sol_bound != "compute" && r.sol_bound != "memory" && r.sol_bound != "launch")
+      throw Error(w + ": field 'sol_bound': '" + r.sol_bound +
+                  "' is not one of compute, memory, launch");
+  }
+  if (r.sol_ns.has_value() != !r.sol_bound.empty())
+    throw Error(w + ": fields 'sol_ns' and 'sol_bound' must be both set or both null");
+  r.baseline_sol_fraction = new_opt_number(j, "baseline_sol_fraction", w);
+  r.candidate_sol_fraction = new_opt_number(j, "candidate_sol_fraction", w);
   return r;
+}
+
+json to_json(const SpeedOfLight& s) {
+  return json{{"table", s.table}, {"gpus", s.gpus}, {"shapes", s.shapes}, {"notes", s.notes}};
+}
+
+SpeedOfLight speed_of_light_from_json(const json& j, const std::string& w) {
+  SpeedOfLight s;
+  s.table = field<std::string>(j, "table", w);
+  s.gpus = strings(j, "gpus", w);
+  s.shapes = field<int>(j, "shapes", w);
+  s.notes = strings(j, "notes", w);
+  return s;
+}
+
+json to_json(const PrecisionSum& p) {
+  return json{{"precision", p.precision},
+              {"gemms", p.gemms},
+              {"missing", p.missing},
+              {"baseline_ns", opt_json(p.baseline_ns)},
+              {"candidate_ns", opt_json(p.candidate_ns)},
+              {"sol_ns", opt_json(p.sol_ns)},
+              {"baseline_vs_bf16", opt_json(p.baseline_vs_bf16)},
+              {"candidate_vs_bf16", opt_json(p.candidate_vs_bf16)}};
+}
+
+PrecisionSum precision_sum_from_json(const json& j, const std::string& w) {
+  PrecisionSum p;
+  p.precision = field<std::string>(j, "precision", w);
+  p.gemms = field<int>(j, "gemms", w);
+  p.missing = strings(j, "missing", w);
+  p.baseline_ns = opt_number(j, "baseline_ns", w);
+  p.candidate_ns = opt_number(j, "candidate_ns", w);
+  p.sol_ns = opt_number(j, "sol_ns", w);
+  p.baseline_vs_bf16 = opt_number(j, "baseline_vs_bf16", w);
+  p.candidate_vs_bf16 = opt_number(j, "candidate_vs_bf16", w);
+  return p;
+}
+
+json to_json(const std::optional<LayerSummary>& l) {
+  if (!l) return nullptr;
+  json precisions = json::array();
+  for (const auto& p : l->precisions) precisions.push_back(to_json(p));
+  return json{{"precisions", precisions}, {"other_shapes", l->other_shapes}};
+}
+
+std::optional<LayerSummary> layer_summary_from_json(const json& j, const std::string& w) {
+  if (j.is_null()) return std::nullopt;
+  LayerSummary l;
+  const json& ps = array_member(j, "precisions", w);
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    l.precisions.push_back(
+        precision_sum_from_json(ps[i], w + ".precisions[" + std::to_string(i) + "]"));
+  l.other_shapes = field<int>(j, "other_shapes", w);
+  return l;
 }
 
 json to_json(const std::optional<Extreme>& e) {
@@ -480,7 +779,8 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
 }  // namespace
 
 Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
-                    const StatsOptions& opt, const std::string& result_set_digest) {
+                    const StatsOptions& opt, const std::string& result_set_digest,
+                    const RooflineContext& roofline) {
   validate(opt);
   const auto by_arm = index_outcomes(plan, outcomes);
   Report r;
@@ -494,6 +794,8 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   for (const auto& e : estimates)
     if (e) compared.push_back(&*e);
   r.summary = summarize(r.shapes, compared, opt);
+  r.sol = add_speed_of_light(plan, roofline, r.shapes);
+  r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);
   return r;
 }
@@ -507,10 +809,9 @@ int count_regressions(const Report& r) {
 json to_json(const Report& r) {
   json shapes = json::array();
   for (const auto& s : r.shapes) shapes.push_back(to_json(s));
-  return json{{"schema_version", r.schema_version},
-              {"stats", to_json(r.stats)},
-              {"summary", to_json(r.summary)},
-              {"shapes", shapes},
+  return json{{"schema_version", r.schema_version}, {"stats", to_json(r.stats)},
+              {"summary", to_json(r.summary)},      {"shapes", shapes},
+              {"speed_of_light", to_json(r.sol)},   {"layer_summary", to_json(r.layer)},
               {"provenance", to_json(r.provenance)}};
 }
 
@@ -527,6 +828,11 @@ Report report_from_json(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < shapes.size(); ++i)
     r.shapes.push_back(
         shape_row_from_json(shapes[i], where + ".shapes[" + std::to_string(i) + "]"));
+  if (j.contains("speed_of_light"))
+    r.sol = speed_of_light_from_json(object_field(j, "speed_of_light", where),
+                                     where + ".speed_of_light");
+  if (j.contains("layer_summary"))
+    r.layer = layer_summary_from_json(j["layer_summary"], where + ".layer_summary");
   r.provenance = provenance_from_json(object_field(j, "provenance", where), where + ".provenance");
   return r;
 }

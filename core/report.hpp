@@ -15,6 +15,7 @@
 #include "json_io.hpp"
 #include "outcome.hpp"
 #include "plan.hpp"
+#include "roofline.hpp"
 #include "statistics.hpp"
 
 namespace abh {
@@ -39,6 +40,9 @@ struct ArmStats {
   std::optional<double> gbps;    // measurement.min_bytes at the median time
   bool throttled = false;        // result.telemetry.throttled
   std::string throttle_note;
+  // The shape's speed-of-light time / median_ns (C10): 1 = at the roofline bound. Absent when
+  // the arm failed or the shape has no speed-of-light time (Report::sol says why).
+  std::optional<double> sol_fraction;
   bool operator==(const ArmStats&) const = default;
 };
 
@@ -55,6 +59,11 @@ struct ShapeRow {
   std::optional<Interval> ci;
   std::optional<double> drift;  // last A / first A; absent when the schedule has one A arm
   std::vector<std::string> throttled_arms;
+  // Speed of light (roofline.hpp) on the shape's GPU; absent when it cannot be computed.
+  std::optional<double> sol_ns;
+  std::string sol_bound;  // "compute" | "memory" | "launch" when sol_ns is set
+  // sol_ns / baseline_ns and sol_ns / candidate_ns, set when both sol_ns and the speedup are.
+  std::optional<double> baseline_sol_fraction, candidate_sol_fraction;
   bool operator==(const ShapeRow&) const = default;
 };
 
@@ -110,20 +119,67 @@ struct Provenance {
   ScheduleOptions schedule;
 };
 
+// How the speed-of-light times were obtained, and why shapes have none. Notes are recorded once
+// per distinct reason (with the number of shapes it applies to), never per arm.
+struct SpeedOfLight {
+  std::string table;              // the GPU table's file; empty when none was loaded
+  std::vector<std::string> gpus;  // table entries used, sorted
+  int shapes = 0;                 // shapes with a speed-of-light time
+  std::vector<std::string> notes;
+  bool operator==(const SpeedOfLight&) const = default;
+};
+
+// C10 per-layer summary of a model grid (`abharness grid --model`): one entry per precision
+// recipe, summing the mean times of that precision's GEMMs.
+struct PrecisionSum {
+  std::string precision;             // recipe: bf16, fp8, fp8_block, mxfp8, nvfp4
+  int gemms = 0;                     // model GEMMs of this precision in the plan (12 per layer)
+  std::vector<std::string> missing;  // failed shapes, left out of both sums: the sums are partial
+  // Sums over the compared GEMMs; absent when none was compared.
+  std::optional<double> baseline_ns, candidate_ns;
+  std::optional<double> sol_ns;  // sum of speed-of-light times, when every GEMM has one
+  // This precision's sum / bf16's sum, per variant; absent without bf16 or when either sum is
+  // partial (a ratio of partial sums compares different sets of GEMMs).
+  std::optional<double> baseline_vs_bf16, candidate_vs_bf16;
+  bool operator==(const PrecisionSum&) const = default;
+};
+
+struct LayerSummary {
+  std::vector<PrecisionSum> precisions;  // in known_precisions() order
+  int other_shapes = 0;                  // shapes that are not model GEMMs: in no sum
+  bool operator==(const LayerSummary&) const = default;
+};
+
 struct Report {
   int schema_version = 0;
   StatsOptions stats;
   Summary summary;
   std::vector<ShapeRow> shapes;  // in plan order
+  SpeedOfLight sol;
+  std::optional<LayerSummary> layer;  // present when the plan has model-grid GEMMs
   Provenance provenance;
+};
+
+// What build_report needs for speed-of-light times: the GPU table (data/gpus.json) with its
+// default fractions. Without a table no shape gets one, and the report records `table_error`
+// (why it could not be loaded) or that none was given.
+struct RooflineContext {
+  const GpuTable* table = nullptr;
+  std::string table_error;
 };
 
 // Computes the report. Outcomes are matched to the plan's tasks by (shape, arm); a planned arm
 // without an outcome is a failed arm ("no outcome"); an outcome the plan does not contain, or two
 // for one arm, is an error (validation should have refused them). A result whose correctness
 // check did not pass, or that has no samples, counts as a failed arm.
+//
+// Speed of light: a shape gets one when its GPU (plan.machine[task.gpu].gpu->name) is in the
+// table and its params have positive integer m, n, k and a precision the GPU runs ("precision"
+// absent: bf16). Model-grid GEMMs (label "<qkv|proj|fc1|fc2> <fprop|dgrad|wgrad>" and a GEMM
+// precision param) are also summed per precision into Report::layer.
 Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
-                    const StatsOptions& opt, const std::string& result_set_digest);
+                    const StatsOptions& opt, const std::string& result_set_digest,
+                    const RooflineContext& roofline = {});
 
 // Shapes whose verdict is "slower": what --fail-on-regression fails on. Unstable and ambiguous
 // shapes are not counted (they are not evidence of a regression) but are visible in the summary.

@@ -156,5 +156,46 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
+bool has_sol(const Report& r) {
+  for (const auto& row : r.shapes)
+    if (row.sol_ns) return true;
+  return false;
+}
+
+std::string sol_pair(const ShapeRow& row) {
+  if (!row.baseline_sol_fraction || !row.candidate_sol_fraction) return "-";
+  return percent(*row.baseline_sol_fraction, 1) + " -> " + percent(*row.candidate_sol_fraction, 1);
+}
+
+std::string sol_legend(const Report& r) {
+  std::string gpus;
+  for (const auto& g : r.sol.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+  return "SOL = speed-of-light time / measured time (baseline -> candidate; 100% = at the "
+         "roofline bound) on " +
+         gpus + ", from " + r.sol.table + " (docs/roofline.md)";
+}
+
+std::vector<std::string> layer_header() {
+  return {"precision",        "GEMMs", "baseline", "candidate", "baseline / bf16",
+          "candidate / bf16", "SOL"};
+}
+
+std::vector<std::string> layer_row(const PrecisionSum& p) {
+  std::string gemms = std::to_string(p.gemms);
+  if (!p.missing.empty()) gemms += " (" + std::to_string(p.missing.size()) + " failed)";
+  auto time = [&](const std::optional<double>& ns) {
+    if (!ns) return std::string("-");
+    return duration(*ns) + (p.missing.empty() ? "" : " (partial)");
+  };
+  auto rel = [](const std::optional<double>& v) { return v ? ratio(*v) : std::string("-"); };
+  return {p.precision,
+          gemms,
+          time(p.baseline_ns),
+          time(p.candidate_ns),
+          rel(p.baseline_vs_bf16),
+          rel(p.candidate_vs_bf16),
+          p.sol_ns ? duration(*p.sol_ns) : "-"};
+}
+
 }  // namespace fmt
 }  // namespace abh

@@ -4,10 +4,17 @@
 
 #include <iostream>
 
+#include "data_dir.hpp"
+#include "error.hpp"
 #include "exit_codes.hpp"
 #include "json_io.hpp"
 #include "report.hpp"
 #include "report_render.hpp"
+#include "roofline.hpp"
+
+#ifndef ABH_DATA_DIR
+#define ABH_DATA_DIR ""
+#endif
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -30,7 +37,17 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   so.resamples = flags.resamples;
   so.seed = flags.seed;
   validate(so);
-  Report report = build_report(plan, v.outcomes, so, v.result_set_digest);
+  // Speed of light needs data/gpus.json; a table that cannot be found or read costs the SOL
+  // column only, and the report says why.
+  GpuTable table;
+  RooflineContext sol;
+  try {
+    table = load_gpu_table(resolve_data_dir(ABH_DATA_DIR) / "gpus.json");
+    sol.table = &table;
+  } catch (const Error& e) {
+    sol.table_error = e.what();
+  }
+  Report report = build_report(plan, v.outcomes, so, v.result_set_digest, sol);
   for (const char* fmt : {"md", "json", "csv", "svg"}) {
     std::string format = std::string(fmt) == "md" ? "markdown" : fmt;
     write_file_atomic(run_dir / (std::string("report.") + fmt), render(report, format, {}));

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "error.hpp"
+#include "model_grid.hpp"
 #include "report.hpp"
 #include "report_render.hpp"
 #include "version.hpp"
@@ -574,4 +575,234 @@ TEST_CASE("report: unit formatting is auto-scaled and locale-free") {
   CHECK(fmt::drift(0.99999) == "+0.00%");
   CHECK(fmt::confidence_label(0.95) == "95% CI");
   CHECK(fmt::confidence_label(0.995) == "99.5% CI");
+}
+
+// --- Speed of light and the per-layer summary (C10) --------------------------------------------
+
+namespace {
+
+// Round figures so the expected times can be worked out by hand: bf16 peak 1000 TFLOP/s at a
+// measured 800 (fraction 0.8), memory 4 TB/s at a measured 3.6 (0.9), launch floor 3 us.
+GpuTable test_gpu_table() {
+  json j = json::parse(R"({
+    "schema_version": 1,
+    "gpus": [{"name": "NVIDIA H200", "source": "test figures",
+              "peak_tflops": {"bf16": 1000, "fp8": 2000}, "memory_tbps": 4,
+              "precisions": ["bf16", "fp8", "fp8_block"]}],
+    "calibration": {"gpu": "NVIDIA H200", "date": "2026-01-01",
+      "compute": {"bf16": {"measured_tflops": 800, "how": "test"},
+                  "fp8": {"measured_tflops": 1400, "how": "test"}},
+      "memory": {"measured_tbps": 3.6, "how": "test"},
+      "unmeasured_precisions": {"fp8_block": "fp8", "mxfp8": "fp8", "nvfp4": "fp8"},
+      "unmeasured_basis": "test"},
+    "launch_floor_us": {"value": 3, "basis": "test"}})");
+  return gpu_table_from_json(j, "test-gpus.json");
+}
+
+// Every sample of an arm equal to `ns`, so medians and means are exact.
+std::vector<ArmOutcome> constant_outcomes(const Plan& p,
+                                          double (*time)(const Shape&, const Task&)) {
+  std::vector<ArmOutcome> out;
+  std::uint64_t seed = 0;
+  for (const Task& t : p.tasks) {
+    ArmOutcome o;
+    o.task = t;
+    double ns = time(p.shape(t.shape), t);
+    if (ns > 0) {
+      o.result = make_result(p, t, ns, ++seed);
+      for (auto& x : o.result->measurement.samples_ns) x = ns;
+    } else {
+      o.failure = "exit code 3: worker crashed";
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+void check_round_trip(const Report& r) {
+  json j = to_json(r);
+  auto errors = schema_errors(j);
+  for (const auto& e : errors) MESSAGE(e);
+  CHECK(errors.empty());
+  Report back = report_from_json(j, "report.json");
+  CHECK(to_json(back) == j);
+  CHECK(back.shapes == r.shapes);
+  CHECK(back.sol == r.sol);
+  CHECK(back.layer == r.layer);
+  CHECK(json::parse(render(r, "json", {})) == j);
+}
+
+}  // namespace
+
+TEST_CASE("report: speed-of-light fraction per arm on a GPU in the table") {
+  GpuTable table = test_gpu_table();
+  Plan p = make_plan(3);  // m = 128, 256, 512; n = k = 4096
+  {
+    // Without a precision there is no speed-of-light (an fp32 kernel must not get bf16's).
+    Report none = build_report(p, make_outcomes(p), {}, "d", RooflineContext{&table, ""});
+    CHECK(none.sol.shapes == 0);
+    REQUIRE(none.sol.notes.size() == 1);
+    CHECK(none.sol.notes[0].find("no precision") != std::string::npos);
+  }
+  for (auto& s : p.shapes) s.params["precision"] = "bf16";
+  Report r = build_report(p, make_outcomes(p), {}, "d", RooflineContext{&table, ""});
+  CHECK(r.sol.table == "test-gpus.json");
+  CHECK(r.sol.gpus == std::vector<std::string>{"NVIDIA H200"});
+  CHECK(r.sol.shapes == 3);
+  CHECK(r.sol.notes.empty());
+
+  // m = 512: 2 * 512 * 4096^2 = 17,179,869,184 FLOP at 1000 x 0.8 TFLOP/s = 21,474.83648 ns;
+  // bytes (512*4096 + 4096*4096 + 512*4096) * 2 = 41,943,040 at 3.6 TB/s = 11,650.8 ns.
+  const ShapeRow& big = r.shapes[2];
+  REQUIRE(big.sol_ns);
+  CHECK(*big.sol_ns == doctest::Approx(21474.83648).epsilon(1e-12));
+  CHECK(big.sol_bound == "compute");
+  for (const auto& a : big.arms) {
+    REQUIRE(a.sol_fraction);
+    CHECK(*a.sol_fraction == doctest::Approx(21474.83648 / a.median_ns).epsilon(1e-12));
+  }
+  CHECK(*big.baseline_sol_fraction == doctest::Approx(21474.83648 / *big.baseline_ns));
+  CHECK(*big.candidate_sol_fraction == doctest::Approx(21474.83648 / *big.candidate_ns));
+  // m = 128 is memory-bound: (2 * 128*4096 + 4096^2) * 2 = 35,651,584 B at 3.6 TB/s.
+  CHECK(r.shapes[0].sol_bound == "memory");
+  CHECK(*r.shapes[0].sol_ns == doctest::Approx(35651584 / 3.6e3).epsilon(1e-12));
+  // A layer summary needs model-grid labels; these shapes have none.
+  CHECK(!r.layer);
+
+  std::string term = render(r, "terminal", {});
+  CHECK(term.find("SOL") != std::string::npos);
+  CHECK(term.find(fmt::sol_pair(big)) != std::string::npos);
+  CHECK(term.find("test-gpus.json") != std::string::npos);
+  std::string md = render(r, "markdown", {});
+  CHECK(md.find("| SOL |") != std::string::npos);
+  auto rows = parse_csv(render(r, "csv", {}));
+  REQUIRE(rows.size() == 4);
+  auto col = [&](const std::string& name) {
+    auto it = std::find(rows[0].begin(), rows[0].end(), name);
+    REQUIRE(it != rows[0].end());
+    return static_cast<std::size_t>(it - rows[0].begin());
+  };
+  CHECK(std::stod(rows[3][col("sol_ns")]) == *big.sol_ns);
+  CHECK(rows[3][col("sol_bound")] == "compute");
+  CHECK(std::stod(rows[3][col("A1_sol_fraction")]) == *big.arms[0].sol_fraction);
+  check_round_trip(r);
+}
+
+TEST_CASE("report: no speed-of-light without a GPU spec, and the reason is recorded once") {
+  GpuTable table = test_gpu_table();
+  Plan cpu = make_plan(2);
+  cpu.machine[0].gpu.reset();
+  Report r = build_report(cpu, make_outcomes(cpu), {}, "d", RooflineContext{&table, ""});
+  CHECK(r.sol.shapes == 0);
+  CHECK(r.sol.notes == std::vector<std::string>{"CPU run, no GPU spec (2 shapes)"});
+  for (const auto& row : r.shapes) {
+    CHECK(!row.sol_ns);
+    CHECK(row.sol_bound.empty());
+    for (const auto& a : row.arms) CHECK(!a.sol_fraction);
+  }
+  std::string term = render(r, "terminal", {});
+  CHECK(term.find("SOL") == std::string::npos);
+  CHECK(term.find("speed-of-light not available: CPU run, no GPU spec") != std::string::npos);
+  CHECK(render(r, "markdown", {}).find("| SOL |") == std::string::npos);
+  check_round_trip(r);
+
+  Plan other = make_plan(1);
+  other.machine[0].gpu->name = "NVIDIA X1";
+  r = build_report(other, make_outcomes(other), {}, "d", RooflineContext{&table, ""});
+  REQUIRE(r.sol.notes.size() == 1);
+  CHECK(r.sol.notes[0].find("GPU 'NVIDIA X1' not in test-gpus.json") == 0);
+
+  // No table: the loader's error is the reason; a GPU plan without one given says so too.
+  r = build_report(other, make_outcomes(other), {}, "d", RooflineContext{nullptr, "no gpus.json"});
+  CHECK(r.sol.notes == std::vector<std::string>{"GPU table not loaded: no gpus.json (1 shape)"});
+  r = build_report(other, make_outcomes(other), {}, "d");
+  CHECK(r.sol.notes[0].find("no GPU table") == 0);
+
+  // A precision the GPU does not run, and a shape without m, n, k.
+  Plan odd = make_plan(2);
+  odd.shapes[0].params["precision"] = "nvfp4";
+  odd.shapes[1].params = {{"m", 128}, {"size", 4096}};  // no n, k
+  r = build_report(odd, make_outcomes(odd), {}, "d", RooflineContext{&table, ""});
+  CHECK(r.sol.shapes == 0);
+  REQUIRE(r.sol.notes.size() == 2);
+  CHECK(r.sol.notes[0] == "NVIDIA H200 does not run nvfp4 natively (1 shape)");
+  CHECK(r.sol.notes[1].find("no positive integer m, n, k") != std::string::npos);
+}
+
+TEST_CASE("report: per-layer summary of a model grid sums each precision and compares to bf16") {
+  ModelConfig c;
+  c.name = "tiny";
+  c.source = "test";
+  c.hidden_size = 256;
+  c.intermediate_size = 512;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.head_dim = 64;
+  c.gated_mlp = true;
+  Plan p = make_plan(0);
+  for (const char* recipe : {"bf16", "fp8"})
+    for (auto& s : model_gemms(c, recipe, 128, 1)) p.shapes.push_back(s);
+  p.shapes.push_back(explicit_gemm(64, 64, 64, ""));  // not a model GEMM: in no sum
+  p.tasks = make_schedule(p.shapes, p.schedule);
+  REQUIRE(p.shapes.size() == 25);
+
+  // bf16 GEMMs: baseline 10 us, candidate 8 us; fp8: 6 us and 5 us.
+  auto times = [](const Shape& s, const Task& t) {
+    bool fp8 = s.params.value("precision", "") == "fp8";
+    if (t.variant == "baseline") return fp8 ? 6000.0 : 10000.0;
+    return fp8 ? 5000.0 : 8000.0;
+  };
+  GpuTable table = test_gpu_table();
+  Report r = build_report(p, constant_outcomes(p, times), {}, "d", RooflineContext{&table, ""});
+  REQUIRE(r.layer);
+  CHECK(r.layer->other_shapes == 1);
+  REQUIRE(r.layer->precisions.size() == 2);
+  const PrecisionSum &bf16 = r.layer->precisions[0], &fp8 = r.layer->precisions[1];
+  CHECK(bf16.precision == "bf16");
+  CHECK(bf16.gemms == 12);
+  CHECK(bf16.missing.empty());
+  CHECK(*bf16.baseline_ns == doctest::Approx(120000).epsilon(1e-12));
+  CHECK(*bf16.candidate_ns == doctest::Approx(96000).epsilon(1e-12));
+  CHECK(*bf16.baseline_vs_bf16 == 1);
+  CHECK(fp8.precision == "fp8");
+  CHECK(fp8.gemms == 12);
+  CHECK(*fp8.baseline_ns == doctest::Approx(72000).epsilon(1e-12));
+  CHECK(*fp8.baseline_vs_bf16 == doctest::Approx(0.6).epsilon(1e-12));
+  CHECK(*fp8.candidate_vs_bf16 == doctest::Approx(60000.0 / 96000).epsilon(1e-12));
+  // Every GEMM runs on the H200 of the table, so the layer has a summed speed of light.
+  double sol = 0;
+  for (std::size_t i = 12; i < 24; ++i) sol += *r.shapes[i].sol_ns;
+  CHECK(*fp8.sol_ns == doctest::Approx(sol).epsilon(1e-12));
+  std::string md = render(r, "markdown", {});
+  auto shape_table = md.find("| shape |"), layer = md.find("**Per-layer summary**");
+  REQUIRE(layer != std::string::npos);
+  CHECK(shape_table < layer);
+  CHECK(md.find("| fp8 | 12 | 72.00 \u00b5s | 60.00 \u00b5s | 0.6000x | 0.6250x |") !=
+        std::string::npos);
+  CHECK(render(r, "terminal", {}).find("per-layer GEMMs") != std::string::npos);
+  check_round_trip(r);
+
+  // One fp8 GEMM failed: its sums are partial, it is listed, and no ratio compares them to bf16.
+  auto with_failure = [](const Shape& s, const Task& t) {
+    bool fp8 = s.params.value("precision", "") == "fp8";
+    if (fp8 && s.label == "fc2 wgrad" && t.arm == "B") return 0.0;
+    if (t.variant == "baseline") return fp8 ? 6000.0 : 10000.0;
+    return fp8 ? 5000.0 : 8000.0;
+  };
+  r = build_report(p, constant_outcomes(p, with_failure), {}, "d");
+  const PrecisionSum& partial = r.layer->precisions[1];
+  CHECK(partial.gemms == 12);
+  REQUIRE(partial.missing.size() == 1);
+  CHECK(partial.missing[0].rfind("fc2_wgrad_", 0) == 0);
+  CHECK(*partial.baseline_ns == doctest::Approx(66000).epsilon(1e-12));
+  CHECK(*partial.candidate_ns == doctest::Approx(55000).epsilon(1e-12));
+  CHECK(!partial.baseline_vs_bf16);
+  CHECK(!partial.candidate_vs_bf16);
+  CHECK(!partial.sol_ns);  // no table given
+  CHECK(*r.layer->precisions[0].baseline_vs_bf16 == 1);
+  md = render(r, "markdown", {});
+  CHECK(md.find("fp8 sums are partial; missing (failed): `" + partial.missing[0] + "`") !=
+        std::string::npos);
+  CHECK(md.find("66.00 \u00b5s (partial)") != std::string::npos);
+  check_round_trip(r);
 }
