@@ -98,6 +98,7 @@ json payload_json(const ArmResult& r) {
                 {"l2_flushed", m.l2_flushed},
                 {"l2_flush_bytes", m.l2_flush_bytes},
                 {"tactic", m.tactic},
+                {"tactic_choice", m.tactic_choice},
                 {"flops", m.flops},
                 {"min_bytes", m.min_bytes},
                 {"ready_s", m.ready_s}}},
@@ -158,6 +159,8 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.measurement.l2_flushed = field<bool>(m, "l2_flushed", mw);
   r.measurement.l2_flush_bytes = field<std::int64_t>(m, "l2_flush_bytes", mw);
   r.measurement.tactic = field<std::string>(m, "tactic", mw);
+  // Absent in results written before it was recorded (run directories stay re-verifiable).
+  r.measurement.tactic_choice = field_or<std::string>(m, "tactic_choice", mw, "");
   r.measurement.flops = field<double>(m, "flops", mw);
   r.measurement.min_bytes = field<double>(m, "min_bytes", mw);
   r.measurement.ready_s = field<double>(m, "ready_s", mw);

@@ -55,6 +55,8 @@ struct Measurement {
   bool l2_flushed = false;
   std::int64_t l2_flush_bytes = 0;
   std::string tactic;
+  std::string tactic_choice;  // how it was chosen: "tuned over 8 candidates", "cache hit (...)",
+                              // "requested", or a re-tune after a rejected cached key, with why
   double flops = 0;
   double min_bytes = 0;
   double ready_s = 0;  // worker start to its first timed sample (start-up overhead, SPEC §4)

@@ -155,6 +155,7 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
                       .hex();
   TacticChoice tactic = choose_tactic(*problem, *timer, prepare, tctx.stream, s.tactic, tac);
   r.measurement.tactic = tactic.key;
+  r.measurement.tactic_choice = tactic.how;
   std::cout << "tactic " << tactic.key << " (" << tactic.how << ")" << std::endl;
 
   r.telemetry.before = telemetry();
