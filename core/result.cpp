@@ -32,8 +32,6 @@ Invocation invocation_from_json(const json& j, const std::string& where) {
   return i;
 }
 
-namespace {
-
 json to_json(const TelemetrySnapshot& t) {
   return json{{"available", t.available},
               {"unavailable_reason", t.unavailable_reason},
@@ -44,6 +42,8 @@ json to_json(const TelemetrySnapshot& t) {
               {"throttle_reasons", t.throttle_reasons},
               {"throttle_names", t.throttle_names}};
 }
+
+namespace {
 
 TelemetrySnapshot snapshot_from_json(const json& j, const std::string& where) {
   TelemetrySnapshot t;

@@ -87,6 +87,7 @@ struct ArmResult {
 };
 
 json to_json(const Invocation& i);
+json to_json(const TelemetrySnapshot& t);
 Invocation invocation_from_json(const json& j, const std::string& where);
 // Serializes without the digest; `to_json(ArmResult)` adds it.
 json payload_json(const ArmResult& r);

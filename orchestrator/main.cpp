@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   abharness resume runs/<id>          # run only what is missing or failed
   abharness verify runs/<id>          # re-check every result; prints the result-set digest
   abharness report runs/<id>          # re-render report.{md,json,csv,svg}
+  abharness doctor                    # binaries, toolchains, GPUs, clocks and throttling
   abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json
 Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete sweep, 5 regression
 (with --fail-on-regression). `abharness <command> --help` shows each command's options.)");
@@ -31,6 +32,7 @@ Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete swee
   add_resume_command(app, code);
   add_verify_command(app, code);
   add_report_command(app, code);
+  add_doctor_command(app, code);
 #ifdef ABH_HAVE_GRID_COMMANDS
   add_grid_command(app);
   add_roofline_command(app);

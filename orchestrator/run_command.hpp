@@ -29,5 +29,6 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_resume_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
+void add_doctor_command(CLI::App& app, int& exit_code);  // cmd_doctor.cpp
 
 }  // namespace abh

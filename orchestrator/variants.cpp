@@ -1,5 +1,6 @@
 #include "variants.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <ostream>
 
@@ -24,9 +25,11 @@ json worker_json(const fs::path& worker, const std::vector<std::string>& args,
   spec.stderr_path = scratch_dir / (tag + ".err");
   spec.timeout_s = 120;
   ExitStatus st = run_process(spec);
-  if (!st.ok())
-    throw Error("abharness-worker " + tag + " failed (" + st.describe() +
-                "): " + read_text_file(spec.stderr_path, 1u << 16));
+  if (!st.ok()) {
+    std::string err = read_text_file(spec.stderr_path, 1u << 16);
+    while (!err.empty() && std::isspace(static_cast<unsigned char>(err.back()))) err.pop_back();
+    throw Error("abharness-worker " + tag + " failed (" + st.describe() + "): " + err);
+  }
   return parse_json(read_text_file(spec.stdout_path), "output of abharness-worker " + tag);
 }
 

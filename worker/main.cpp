@@ -270,6 +270,23 @@ int describe(const fs::path& plugin_path) {
   return kOk;
 }
 
+// Telemetry of one GPU right now, for `abharness doctor`.
+int telemetry_now(const std::string& gpu_selector) {
+#ifdef ABH_WITH_CUDA
+  std::string why;
+  if (!gpu::cuda_available(&why)) throw ExitError(kUnsupported, "no usable GPU: " + why);
+  Environment e = gpu::probe(gpu_selector);
+  TelemetrySnapshot t = gpu::read_telemetry(e.gpu->uuid);
+  json j = to_json(t);
+  j["throttled"] = gpu::is_throttled(t);
+  std::cout << j.dump(2) << std::endl;
+  return kOk;
+#else
+  throw ExitError(kUnsupported,
+                  "this worker was built without CUDA: no telemetry for GPU " + gpu_selector);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -286,6 +303,9 @@ int main(int argc, char** argv) {
   std::string plugin_path;
   auto* de = app.add_subcommand("describe", "print a plugin's name, device and library versions");
   de->add_option("--plugin", plugin_path, "path of the plugin shared object")->required();
+  std::string tgpu = "0";
+  auto* te = app.add_subcommand("telemetry", "print one GPU's clocks, power and throttling now");
+  te->add_option("--gpu", tgpu, "GPU index or UUID")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   // Started by an orchestrator: die with it. An orphaned worker that finished after the
   // orchestrator was killed would write a result that a resume did not plan for.
@@ -296,6 +316,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return measure_arm(run_dir, shape, arm, process_start);
     if (*de) return describe(plugin_path);
+    if (*te) return telemetry_now(tgpu);
     return probe(gpu);
   } catch (const ExitError& e) {
     std::cerr << "abharness-worker: error: " << e.what() << std::endl;
