@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "temp_dir.hpp"
+#include "test_support.hpp"
 
 namespace abh::test {
 
@@ -126,8 +126,10 @@ inline std::map<std::string, std::string> snapshot_tree(const fs::path& root) {
   return out;
 }
 
+// Any exception's message (the git CLI helpers throw std::runtime_error, the code under test
+// abh::Error), or a marker that none was thrown.
 template <typename F>
-std::string error_of(F&& f) {
+std::string any_error_of(F&& f) {
   try {
     f();
   } catch (const std::exception& e) {

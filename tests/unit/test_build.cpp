@@ -15,38 +15,20 @@
 #include "manifest.hpp"
 #include "process.hpp"
 #include "sha256.hpp"
-#include "temp_dir.hpp"
+#include "test_support.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 using abh::BuildRecipe;
 using abh::json;
+using abh::test::error_of;
+using abh::test::slurp;
+using abh::test::write;
 
 // Each test case gets a directory of its own under /tmp.
 struct TempDir : abh::test::TempDir {
   TempDir() : abh::test::TempDir("abh-build") {}
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const abh::Error& e) {
-    return e.what();
-  }
-  return "(no abh::Error thrown)";
-}
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;

@@ -159,7 +159,7 @@ TEST_CASE("identity: a nested repository that is not a submodule is refused") {
   GitRepo nested(f.repo.root() / "vendor");
   nested.write("x", "x");
   nested.commit_all("x");
-  std::string msg = error_of([&] { f.worktree(); });
+  std::string msg = any_error_of([&] { f.worktree(); });
   CHECK(contains(msg, "vendor/"));
   CHECK(contains(msg, "submodule"));
 }
@@ -173,7 +173,7 @@ TEST_CASE("identity: a WORKTREE with merge conflicts is refused") {
   f.repo.write("a.txt", "ours\n");
   f.repo.commit_all("ours");
   CHECK(run_command(git_cli(f.repo.root()) + "merge -q other >/dev/null 2>&1").status != 0);
-  std::string msg = error_of([&] { f.worktree(); });
+  std::string msg = any_error_of([&] { f.worktree(); });
   CHECK(contains(msg, "unresolved merge conflicts (a.txt)"));
   f.repo.git("add a.txt");  // resolved
   CHECK(f.worktree().commit == f.repo.head());
@@ -218,7 +218,7 @@ TEST_CASE("identity: submodule commits and dirty state are recorded") {
   CHECK(source_identity_from_json(to_json(modified), "plan.json") == modified);
   json tampered = to_json(modified);
   tampered["submodules"][0]["content_sha256"] = clean.digest;
-  CHECK(contains(error_of([&] { source_identity_from_json(tampered, "plan.json"); }),
+  CHECK(contains(any_error_of([&] { source_identity_from_json(tampered, "plan.json"); }),
                  "field 'digest'"));
 
   write_file(sub / "lib.h", "int lib(long);\n");
@@ -251,31 +251,31 @@ TEST_CASE("identity: submodule commits and dirty state are recorded") {
 
 TEST_CASE("identity: an unknown revision is an error naming it and the fix") {
   Fixture f;
-  std::string msg = error_of([&] { compute_source_identity(f.repo.root(), "no-such-branch"); });
+  std::string msg = any_error_of([&] { compute_source_identity(f.repo.root(), "no-such-branch"); });
   CHECK(contains(msg, "'no-such-branch'"));
   CHECK(contains(msg, "not found"));
   CHECK(contains(msg, f.repo.root().string()));
   CHECK(contains(msg, "WORKTREE"));
 
-  msg = error_of([&] { compute_source_identity(f.repo.root(), "HEAD^{tree}"); });
+  msg = any_error_of([&] { compute_source_identity(f.repo.root(), "HEAD^{tree}"); });
   CHECK(contains(msg, "names a tree, not a commit"));
-  msg = error_of([&] { compute_source_identity(f.repo.root(), ""); });
+  msg = any_error_of([&] { compute_source_identity(f.repo.root(), ""); });
   CHECK(contains(msg, "empty revision"));
 }
 
 TEST_CASE("identity: a directory outside any repository is a clear error") {
   TempDir tmp;
-  std::string msg = error_of([&] { compute_source_identity(tmp.path(), "HEAD"); });
+  std::string msg = any_error_of([&] { compute_source_identity(tmp.path(), "HEAD"); });
   CHECK(contains(msg, tmp.path().string()));
   CHECK(contains(msg, "not inside a git repository"));
-  msg = error_of([&] { compute_source_identity(tmp.path() / "missing", "HEAD"); });
+  msg = any_error_of([&] { compute_source_identity(tmp.path() / "missing", "HEAD"); });
   CHECK(contains(msg, "does not exist"));
 
   GitRepo empty(tmp.path() / "empty");
-  msg = error_of([&] { compute_source_identity(empty.root(), kWorktree); });
+  msg = any_error_of([&] { compute_source_identity(empty.root(), kWorktree); });
   CHECK(contains(msg, "no commits yet"));
   sh(git_cli(tmp.path()) + "init -q --bare bare.git");
-  msg = error_of([&] { compute_source_identity(tmp.path() / "bare.git", kWorktree); });
+  msg = any_error_of([&] { compute_source_identity(tmp.path() / "bare.git", kWorktree); });
   CHECK(contains(msg, "bare"));
 }
 
@@ -287,7 +287,7 @@ TEST_CASE("identity: a repository owned by another user is explained clearly") {
   }
   Fixture f;
   sh("chown -R 65534:65534 " + quote(f.repo.root()));
-  std::string msg = error_of([&] { compute_source_identity(f.repo.root(), "HEAD"); });
+  std::string msg = any_error_of([&] { compute_source_identity(f.repo.root(), "HEAD"); });
   CAPTURE(msg);
   CHECK(contains(msg, "belongs to another user"));
   CHECK(contains(msg, "safe.directory " + f.repo.root().string()));

@@ -126,7 +126,7 @@ TEST_CASE("materialize: submodules come out at the recorded commits or fail clea
     REQUIRE(cid.submodules.size() == 1);
     CHECK(cid.submodules[0].commit == f.lib1);  // the gitlink, as nothing is checked out
     const fs::path cdest = f.tmp.path() / ("out-" + rev);
-    std::string msg = error_of([&] { materialize(clone, cid, cdest); });
+    std::string msg = any_error_of([&] { materialize(clone, cid, cdest); });
     CHECK(contains(msg, "third_party/lib"));
     CHECK(contains(msg, "git submodule update --init"));
     CHECK_FALSE(fs::exists(cdest));  // nothing half-written is left behind
@@ -181,7 +181,7 @@ TEST_CASE("materialize: WORKTREE copies what its identity covers") {
   // An edit after the identity was computed: the copy would not be what was identified.
   f.repo.write("main.cpp", "int main() { return 2; }\n");
   const fs::path again = f.tmp.path() / "again";
-  std::string msg = error_of([&] { materialize(f.repo.root(), id, again); });
+  std::string msg = any_error_of([&] { materialize(f.repo.root(), id, again); });
   CHECK(contains(msg, "changed since its identity was computed"));
   CHECK_FALSE(fs::exists(again));  // nothing half-written is left behind
 }
@@ -196,13 +196,13 @@ TEST_CASE("materialize: a destination that is not new and empty is refused") {
 
   const fs::path full = tmp.path() / "full";
   write_file(full / "keep.txt", "mine\n");
-  std::string msg = error_of([&] { materialize(repo.root(), id, full); });
+  std::string msg = any_error_of([&] { materialize(repo.root(), id, full); });
   CHECK(contains(msg, "not empty"));
   CHECK(contains(msg, full.string()));
   CHECK(read_file(full / "keep.txt") == "mine\n");  // untouched
 
   write_file(tmp.path() / "file", "x");
-  CHECK(contains(error_of([&] { materialize(repo.root(), id, tmp.path() / "file"); }),
+  CHECK(contains(any_error_of([&] { materialize(repo.root(), id, tmp.path() / "file"); }),
                  "not a directory"));
 
   fs::create_directories(tmp.path() / "empty");
@@ -211,7 +211,7 @@ TEST_CASE("materialize: a destination that is not new and empty is refused") {
 
   // Inside the work tree, WORKTREE may only go where git does not look.
   const SourceIdentity wt = compute_source_identity(repo.root(), kWorktree);
-  msg = error_of([&] { materialize(repo.root(), wt, repo.root() / "variants/b"); });
+  msg = any_error_of([&] { materialize(repo.root(), wt, repo.root() / "variants/b"); });
   CHECK(contains(msg, "inside the working tree"));
   CHECK_FALSE(fs::exists(repo.root() / "variants"));
   materialize(repo.root(), wt, repo.root() / "runs/1/b");

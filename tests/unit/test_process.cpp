@@ -15,7 +15,7 @@
 
 #include "error.hpp"
 #include "process.hpp"
-#include "temp_dir.hpp"
+#include "test_support.hpp"
 
 namespace abh::process_detail {
 extern std::atomic<bool> force_polling_wait;
@@ -26,6 +26,9 @@ namespace fs = std::filesystem;
 using abh::ExitStatus;
 using abh::run_process;
 using abh::SpawnSpec;
+using abh::test::error_of;
+using abh::test::slurp;
+using abh::test::write;
 
 // Each test case gets a directory of its own under /tmp.
 struct TempDir : abh::test::TempDir {
@@ -38,13 +41,6 @@ struct WaitMode {
   explicit WaitMode(bool p) : polling(p) { abh::process_detail::force_polling_wait = p; }
   ~WaitMode() { abh::process_detail::force_polling_wait = false; }
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 SpawnSpec sh(const std::string& script, double timeout = 0) {
   SpawnSpec s;
@@ -75,15 +71,6 @@ pid_t read_pid(const fs::path& p) {
   std::string s = slurp(p);
   REQUIRE_FALSE(s.empty());
   return static_cast<pid_t>(std::stol(s));
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const abh::Error& e) {
-    return e.what();
-  }
-  return "(no abh::Error thrown)";
 }
 
 }  // namespace
