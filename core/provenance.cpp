@@ -1,6 +1,7 @@
 #include "provenance.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -24,6 +25,16 @@ bool Validation::complete() const {
 }
 
 namespace {
+
+FileStamp stamp_of(const fs::path& p) {
+  FileStamp st;
+  std::error_code ec;
+  st.size = fs::file_size(p, ec);
+  auto t = fs::last_write_time(p, ec);
+  st.mtime_ns = static_cast<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+  return st;
+}
 
 std::string short_json(const json& j) {
   std::string s = j.is_string() ? j.get<std::string>() : j.dump();
@@ -55,12 +66,13 @@ void diff_json(const json& expected, const json& found, const std::string& path,
 
 }  // namespace
 
-void validate_result(const Plan& plan, const Task& task, const std::string& file, const json& raw,
-                     std::vector<ProvenanceProblem>& problems) {
+std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
+                                         const std::string& file, const json& raw,
+                                         std::vector<ProvenanceProblem>& problems) {
   const size_t before = problems.size();
   if (!raw.is_object()) {
     problems.push_back({"result-format", file, "", "a JSON object", short_json(raw)});
-    return;
+    return std::nullopt;
   }
   // Schema and digest first: a file whose payload does not match its own digest was edited, and
   // nothing else in it can be trusted.
@@ -68,7 +80,7 @@ void validate_result(const Plan& plan, const Task& task, const std::string& file
     problems.push_back({"schema-version", file, "schema_version",
                         std::to_string(kResultSchemaVersion),
                         short_json(raw.value("schema_version", json()))});
-    return;
+    return std::nullopt;
   }
   // Read without value<string>(): a digest of another JSON type must be a refusal (exit 3) naming
   // the field, not a type_error that ends the whole command as an internal error.
@@ -78,14 +90,14 @@ void validate_result(const Plan& plan, const Task& task, const std::string& file
   if (!rec_ok || rec->get<std::string>() != actual) {
     problems.push_back({"payload-digest", file, "payload_sha256", actual,
                         rec == raw.end() ? "(absent)" : short_json(*rec)});
-    return;
+    return std::nullopt;
   }
   ArmResult r;
   try {
     r = result_from_json(raw, file);
   } catch (const std::exception& e) {
     problems.push_back({"result-format", file, "", "a well-formed result", e.what()});
-    return;
+    return std::nullopt;
   }
   if (r.harness_version != plan.harness_version)
     problems.push_back(
@@ -109,10 +121,11 @@ void validate_result(const Plan& plan, const Task& task, const std::string& file
     problems.push_back({"samples", file, "measurement.samples_ns", "at least one sample", "none"});
   if (!r.correctness.passed)
     problems.push_back({"correctness", file, "correctness.passed", "true", "false"});
-  (void)before;
+  if (problems.size() != before) return std::nullopt;
+  return r;
 }
 
-Validation validate_run(const fs::path& run_dir, const Plan& plan) {
+Validation validate_run(const fs::path& run_dir, const Plan& plan, const Validation* earlier) {
   Validation v;
   std::map<std::string, const Task*> planned;  // relative result path -> task
   for (const auto& t : plan.tasks)
@@ -161,22 +174,34 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan) {
     std::string rel = result_path(run_dir, t).lexically_relative(run_dir).generic_string();
     if (present.count(rel)) {
       const size_t before = v.problems.size();
-      json raw;
-      try {
-        raw = read_json_file(run_dir / rel, JsonLimits{64u << 20, 32});
-      } catch (const std::exception& e) {
-        v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
+      const FileStamp stamp = stamp_of(run_dir / rel);
+      std::optional<ArmResult> r;
+      // A file this process already validated, untouched since (same size and mtime), is not
+      // read and checked again: resume validates each existing result once.
+      if (earlier) {
+        auto it = earlier->stamps.find(rel);
+        if (it != earlier->stamps.end() && it->second == stamp)
+          for (const auto& e : earlier->outcomes)
+            if (e.result && e.task == t) r = e.result;
       }
-      if (v.problems.size() == before) validate_result(plan, t, rel, raw, v.problems);
-      if (v.problems.size() == before) {
-        std::string digest = raw.at("payload_sha256").get<std::string>();
-        auto [it, fresh] = seen_payloads.emplace(digest, rel);
-        if (!fresh)
+      if (!r) {
+        json raw;
+        try {
+          raw = read_json_file(run_dir / rel, JsonLimits{64u << 20, 32});
+        } catch (const std::exception& e) {
+          v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
+        }
+        if (v.problems.size() == before) r = validate_result(plan, t, rel, raw, v.problems);
+      }
+      if (r) {
+        auto [it, fresh] = seen_payloads.emplace(r->payload_sha256, rel);
+        if (!fresh) {
           v.problems.push_back({"duplicate-result", rel, "payload_sha256", "a result of its own",
                                 "a copy of " + it->second});
-        else {
-          o.result = result_from_json(raw, rel);
-          set_digest.field(rel).field(digest);
+        } else {
+          set_digest.field(rel).field(r->payload_sha256);
+          v.stamps[rel] = stamp;
+          o.result = std::move(r);
         }
       }
       if (!o.result) o.failure = "result failed provenance validation";

@@ -239,7 +239,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const RunFl
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << plan.tasks.size()
             << " arms already valid\n";
   run_sweep(run_dir, plan, worker, done, sweep_options(flags));
-  return conclude(run_dir, plan, validate_run(run_dir, plan), flags);
+  return conclude(run_dir, plan, validate_run(run_dir, plan, &before), flags);
 }
 
 void add_measure_flags(CLI::App& c, RunFlags& f) {
