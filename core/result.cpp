@@ -101,7 +101,14 @@ json payload_json(const ArmResult& r) {
                 {"tactic_choice", m.tactic_choice},
                 {"flops", m.flops},
                 {"min_bytes", m.min_bytes},
-                {"ready_s", m.ready_s}}},
+                {"ready_s", m.ready_s},
+                {"clock",
+                 {{"peak_mhz", m.clock.peak_mhz},
+                  {"floor_mhz", m.clock.floor_mhz},
+                  {"timer_resolution_ns", m.clock.timer_resolution_ns},
+                  {"sample_mhz", m.clock.sample_mhz},
+                  {"rejected", m.clock.rejected},
+                  {"recovery_s", m.clock.recovery_s}}}}},
               {"correctness",
                {{"passed", c.passed},
                 {"max_rel_error", c.max_rel_error},
@@ -164,6 +171,25 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.measurement.flops = field<double>(m, "flops", mw);
   r.measurement.min_bytes = field<double>(m, "min_bytes", mw);
   r.measurement.ready_s = field<double>(m, "ready_s", mw);
+  // Absent in results written before samples were clocked.
+  if (m.contains("clock")) {
+    const std::string kw = mw + ".clock";
+    const json& k = object_field(m, "clock", mw);
+    ClockCheck& c = r.measurement.clock;
+    c.peak_mhz = field<int>(k, "peak_mhz", kw);
+    c.floor_mhz = field<int>(k, "floor_mhz", kw);
+    c.timer_resolution_ns = field<double>(k, "timer_resolution_ns", kw);
+    auto ks = k.find("sample_mhz");
+    if (ks == k.end() || !ks->is_array())
+      throw Error(kw + ": field 'sample_mhz': expected an array of numbers");
+    for (const auto& x : *ks) {
+      if (!x.is_number() || !(x.get<double>() > 0))
+        throw Error(kw + ": field 'sample_mhz': every clock must be a positive number");
+      c.sample_mhz.push_back(x.get<double>());
+    }
+    c.rejected = field<int>(k, "rejected", kw);
+    c.recovery_s = field<double>(k, "recovery_s", kw);
+  }
   const std::string cw = where + ".correctness";
   const json& c = object_field(j, "correctness", where);
   r.correctness.passed = field<bool>(c, "passed", cw);

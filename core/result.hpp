@@ -44,6 +44,16 @@ struct Telemetry {
   std::string note;
 };
 
+// The SM clock over each sample (GPU arms), and what the clock floor discarded.
+struct ClockCheck {
+  int peak_mhz = 0;                // the GPU's peak SM clock; 0: not clocked (CPU plugin)
+  int floor_mhz = 0;               // samples that ran below this were discarded; 0: none were
+  double timer_resolution_ns = 0;  // of %globaltimer, which the clock readings divide by
+  std::vector<double> sample_mhz;  // one per kept sample, in order of samples_ns
+  int rejected = 0;                // samples discarded for running below floor_mhz
+  double recovery_s = 0;           // time spent idle so that clocks recover after a discard
+};
+
 struct Measurement {
   std::string timer;  // the timer that measured (never a silent substitute)
   std::vector<double> samples_ns;
@@ -60,6 +70,7 @@ struct Measurement {
   double flops = 0;
   double min_bytes = 0;
   double ready_s = 0;  // worker start to its first timed sample (start-up overhead, SPEC §4)
+  ClockCheck clock;
 };
 
 struct Correctness {

@@ -16,7 +16,9 @@ json to_json(const MeasureSettings& s) {
               {"max_samples", s.max_samples},
               {"warm_l2", s.warm_l2},
               {"arm_timeout_s", s.arm_timeout_s},
-              {"tactic", s.tactic}};
+              {"tactic", s.tactic},
+              {"clock_floor", s.clock_floor},
+              {"clock_recovery_s", s.clock_recovery_s}};
 }
 
 MeasureSettings measure_settings_from_json(const json& j, const std::string& where) {
@@ -33,6 +35,9 @@ MeasureSettings measure_settings_from_json(const json& j, const std::string& whe
   s.warm_l2 = field<bool>(j, "warm_l2", where);
   s.arm_timeout_s = field<double>(j, "arm_timeout_s", where);
   s.tactic = field<std::string>(j, "tactic", where);
+  // Absent from plans written before the clock check existed, which measured without it.
+  s.clock_floor = field_or<double>(j, "clock_floor", where, 0.0);
+  s.clock_recovery_s = field_or<double>(j, "clock_recovery_s", where, 0.0);
   return s;
 }
 
@@ -50,6 +55,11 @@ void validate(const MeasureSettings& s) {
   if (!(s.max_time_s > 0)) bad("--max-time must be > 0 seconds");
   if (!(s.arm_timeout_s > 0)) bad("--arm-timeout must be > 0 seconds");
   if (s.tactic.empty()) bad("--tactic must not be empty (use auto)");
+  if (!(s.clock_floor >= 0 && s.clock_floor < 1))
+    bad("--clock-floor must be in [0, 1): a fraction of the GPU's peak SM clock, e.g. 0.97 (0: "
+        "off)");
+  if (!(s.clock_recovery_s >= 0 && s.clock_recovery_s <= 10))
+    bad("--clock-recovery must be between 0 and 10 seconds, e.g. 0.05");
 }
 
 }  // namespace abh

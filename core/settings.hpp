@@ -14,13 +14,18 @@ struct MeasureSettings {
   int warmup_iterations = 3;
   double warmup_min_s = 0.05;
   int min_samples = 10;
-  double min_time_s = 0.5;   // summed measured time before the noise test may stop
+  double min_time_s = 0.2;   // summed measured time before the noise test may stop
   double max_noise = 0.005;  // robust relative noise target (1.4826 * MAD / median)
   double max_time_s = 10;    // per-arm limit on measured time
   int max_samples = 100000;
   bool warm_l2 = false;         // cold L2 (flushed before each sample) unless asked
   double arm_timeout_s = 300;   // wall-clock limit per worker process
   std::string tactic = "auto";  // auto (time the heuristic's candidates) | a tactic key
+  // GPU arms: every sample's SM clock is recorded; a sample counts only if that clock was >=
+  // clock_floor x the GPU's peak clock, and a slower one is discarded, the worker idling
+  // clock_recovery_s before going on (worker/clock_guard.hpp says why). 0 keeps every sample.
+  double clock_floor = 0.5;
+  double clock_recovery_s = 0.05;
   bool operator==(const MeasureSettings&) const = default;
 };
 

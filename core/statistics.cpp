@@ -148,6 +148,53 @@ double resampled_median(std::span<const double> sorted, Rng& rng) {
   return 0.5 * (at(uk) + at(uk1));
 }
 
+double clock_slope(std::span<const double> ns, std::span<const double> mhz) {
+  if (ns.size() != mhz.size())
+    throw Error("clock_slope: " + std::to_string(ns.size()) + " times but " +
+                std::to_string(mhz.size()) + " clock readings");
+  const std::size_t n = ns.size();
+  if (n < 3) return 0;
+  std::vector<double> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = std::log(mhz[i]);
+    y[i] = std::log(ns[i]);
+  }
+  std::vector<bool> use(n, true);
+  double slope = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    double sx = 0, sy = 0, m = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (use[i]) sx += x[i], sy += y[i], ++m;
+    if (m < 3) break;
+    const double mx = sx / m, my = sy / m;
+    double sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (use[i]) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+    // A clock that did not move (1e-10 ~ a spread of 0.001 %) carries no slope.
+    if (sxx / m < 1e-10) return 0;
+    slope = sxy / sxx;
+    if (pass == 1) break;
+    std::vector<double> res(n);
+    for (std::size_t i = 0; i < n; ++i) res[i] = y[i] - my - slope * (x[i] - mx);
+    std::vector<double> dev(res);
+    const double mid = median_in_place(dev);
+    for (std::size_t i = 0; i < n; ++i) dev[i] = std::fabs(res[i] - mid);
+    const double sigma = 1.4826 * median_in_place(dev);
+    for (std::size_t i = 0; i < n; ++i) use[i] = std::fabs(res[i] - mid) <= 5 * sigma;
+  }
+  return slope;
+}
+
+std::vector<double> clock_adjusted(std::span<const double> ns, std::span<const double> mhz,
+                                   double slope, double ref_mhz) {
+  if (ns.size() != mhz.size())
+    throw Error("clock_adjusted: " + std::to_string(ns.size()) + " times but " +
+                std::to_string(mhz.size()) + " clock readings");
+  std::vector<double> out(ns.size());
+  for (std::size_t i = 0; i < ns.size(); ++i) out[i] = ns[i] * std::pow(ref_mhz / mhz[i], slope);
+  return out;
+}
+
 std::uint64_t stream_seed(std::uint64_t seed, std::string_view key) {
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
   for (unsigned char c : key) {

@@ -29,6 +29,9 @@ struct StatsOptions {
   double confidence = 0.95;  // two-sided confidence level of the bootstrap intervals
   int resamples = 2000;      // bootstrap replicates per shape
   std::uint64_t seed = 1;    // fixed by default so that a report is reproducible
+  // Compare GPU arms at one SM clock (clock_adjusted below) when every arm of a shape recorded
+  // the clock of each sample; false compares the raw times.
+  bool clock_normalize = true;
   bool operator==(const StatsOptions&) const = default;
 };
 
@@ -93,6 +96,26 @@ double resampled_median(std::span<const double> sorted, Rng& rng);
 // Seed of an independent stream for `key` (a shape id): a shape's interval does not depend on
 // which other shapes are in the sweep or in which order. FNV-1a of the key mixed with SplitMix64.
 std::uint64_t stream_seed(std::uint64_t seed, std::string_view key);
+
+// --- Clock normalization -----------------------------------------------------------------------
+//
+// A GPU at its power cap runs each sample at a clock the power controller picks, and that clock
+// wanders from arm to arm (an H200 under bf16 GEMMs: 1380-1530 MHz between arms of one revision,
+// which moved their medians by up to 3.4 %). Each sample's SM clock is recorded (the worker's
+// clock probe), so the clock's effect can be measured and removed: within one arm, log(time) is
+// regressed on log(clock); the slope is about -1 for a compute-bound kernel (time ~ 1/clock), about
+// 0 for a memory-bound one, in between for a mixed one, and it is fitted, not assumed. Every sample
+// is then moved along that line to a reference clock common to all arms of the shape. The result
+// is what locking the clocks (nvidia-smi -lgc) would give, without touching the GPU's settings:
+// docs/statistics.md says what it means for a candidate that draws more power.
+
+// The least-squares slope of log(ns) on log(mhz), refitted once without the samples whose
+// residual is beyond 5 robust standard deviations (a preempted sample must not tilt the line).
+// 0 when the clock did not vary (nothing to fit) or fewer than 3 samples. Sizes must match.
+double clock_slope(std::span<const double> ns, std::span<const double> mhz);
+// ns[i] * (ref_mhz / mhz[i])^slope: each sample at the reference clock.
+std::vector<double> clock_adjusted(std::span<const double> ns, std::span<const double> mhz,
+                                   double slope, double ref_mhz);
 
 // --- Per-shape ratio ---------------------------------------------------------------------------
 

@@ -55,8 +55,8 @@ void store(const TacticContext& ctx, const std::string& key) {
 
 }  // namespace
 
-TacticChoice choose_tactic(Problem& problem, Timer& timer, const std::function<void()>& prepare,
-                           void* stream, const std::string& requested, const TacticContext& ctx) {
+TacticChoice choose_tactic(Problem& problem, Timer& timer, const SampleHooks& hooks, void* stream,
+                           const std::string& requested, const TacticContext& ctx) {
   std::vector<std::string> keys = problem.tactic_keys();
   if (keys.empty()) throw Error("the plugin offers no tactic for this problem");
   if (requested != "auto") {
@@ -84,7 +84,7 @@ TacticChoice choose_tactic(Problem& problem, Timer& timer, const std::function<v
     try {
       problem.select_tactic(k);
       problem.enqueue(stream);  // one untimed launch so the first sample is not a cold start
-      auto samples = timer.measure(kTuneSamples, prepare, [&] { problem.enqueue(stream); });
+      auto samples = timer.measure(kTuneSamples, hooks, [&] { problem.enqueue(stream); });
       double m = median(samples);
       if (m < best_ns) best_ns = m, best = k;
     } catch (const std::exception& e) {

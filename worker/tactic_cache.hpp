@@ -24,7 +24,7 @@ struct TacticChoice {
   std::string how;  // "only tactic", "tuned over 8 candidates", "cache hit (<file>)", "requested"
 };
 
-TacticChoice choose_tactic(Problem& problem, Timer& timer, const std::function<void()>& prepare,
-                           void* stream, const std::string& requested, const TacticContext& ctx);
+TacticChoice choose_tactic(Problem& problem, Timer& timer, const SampleHooks& hooks, void* stream,
+                           const std::string& requested, const TacticContext& ctx);
 
 }  // namespace abh::worker

@@ -15,13 +15,20 @@ struct TimerContext {
   int device = -1;         // CUDA device ordinal, -1 on CPU
 };
 
+// Work done around each sample, outside its timed window: `before(i)` right before sample i (an
+// L2 flush, the opening clock probe), `after(i)` right after it (the closing clock probe).
+struct SampleHooks {
+  std::function<void(int)> before = [](int) {};
+  std::function<void(int)> after = [](int) {};
+};
+
 class Timer {
  public:
   virtual ~Timer() = default;
   virtual std::string name() const = 0;
-  // Runs `count` samples. For each: `prepare()` outside the timed window (an L2 flush, say), then
-  // `iteration()` inside it. Returns one duration in nanoseconds per sample.
-  virtual std::vector<double> measure(int count, const std::function<void()>& prepare,
+  // Runs `count` samples: hooks.before(i), `iteration()` inside the timed window, hooks.after(i).
+  // Returns one duration in nanoseconds per sample; GPU timers return with the device idle.
+  virtual std::vector<double> measure(int count, const SampleHooks& hooks,
                                       const std::function<void()>& iteration) = 0;
   // Kernel names seen in each timed iteration (GPU timers that can see them; empty otherwise).
   virtual std::vector<std::string> kernel_names() const { return {}; }

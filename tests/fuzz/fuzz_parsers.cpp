@@ -338,12 +338,13 @@ const abh_plugin_v1 kFakeTable = {ABH_PLUGIN_ABI_VERSION,
 class FixedTimer : public abh::worker::Timer {
  public:
   std::string name() const override { return "fixed"; }
-  std::vector<double> measure(int count, const std::function<void()>& prepare,
+  std::vector<double> measure(int count, const abh::worker::SampleHooks& hooks,
                               const std::function<void()>& iteration) override {
     std::vector<double> out;
     for (int i = 0; i < count; ++i) {
-      prepare();
+      hooks.before(i);
       iteration();
+      hooks.after(i);
       out.push_back(1000.0 + i);
     }
     return out;
@@ -426,7 +427,7 @@ int main(int argc, char** argv) {
   abh::worker::TacticContext tctx{work / "tactics.json", "cache-key-of-this-problem"};
   abh::worker::Problem problem(&kFakeTable, nullptr);
   FixedTimer timer;
-  auto no_prep = [] {};
+  const abh::worker::SampleHooks no_prep;
   abh::worker::choose_tactic(problem, timer, no_prep, nullptr, "auto", tctx);
   const json tactic_seed = abh::read_json_file(tctx.cache_file);
 

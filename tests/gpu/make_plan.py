@@ -43,9 +43,10 @@ def main():
     with open(env_path) as f:
         env = json.load(f)
     settings = {"timer": "auto", "stopping": "stdrel", "warmup_iterations": 3,
-                "warmup_min_s": 0.05, "min_samples": 10, "min_time_s": 0.5, "max_noise": 0.005,
+                "warmup_min_s": 0.05, "min_samples": 10, "min_time_s": 0.2, "max_noise": 0.005,
                 "max_time_s": 10.0, "max_samples": 100000, "warm_l2": False,
-                "arm_timeout_s": 300.0, "tactic": "auto"}
+                "arm_timeout_s": 300.0, "tactic": "auto", "clock_floor": 0.5,
+                "clock_recovery_s": 0.05}
     for kv in overrides:
         k, v = kv.split("=", 1)
         if k not in settings:

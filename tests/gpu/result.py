@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads one arm's result file and prints a field: median_ns, timer, kernels, tactic, throttled,
-error, tol, telemetry, or json (the whole measurement block).
+error, tol, telemetry, clock, or json (the whole measurement block).
 
 usage: result.py RESULT_JSON WHAT
 """
@@ -33,6 +33,14 @@ def main():
     elif what == "telemetry":
         t = r["telemetry"]
         print(json.dumps({k: t[k] for k in ("before", "after", "throttled", "note")}))
+    elif what == "clock":
+        c = dict(m["clock"])
+        mhz = c.pop("sample_mhz")
+        c["samples"] = len(m["samples_ns"])
+        c["clocked"] = len(mhz)
+        if mhz:
+            c["mhz_min"], c["mhz_median"], c["mhz_max"] = min(mhz), statistics.median(mhz), max(mhz)
+        print(json.dumps(c))
     elif what == "json":
         print(json.dumps({k: v for k, v in m.items() if k != "samples_ns"}, indent=1))
     else:

@@ -271,3 +271,28 @@ TEST_CASE("statistics: aggregates combine shapes as geomean and as summed times"
   RatioEstimate e3 = bootstrap_ratio(s2.a, s2.b, fewer, 3);
   CHECK_THROWS_AS(aggregate({&e1, &e3}, opt), Error);
 }
+
+TEST_CASE("clock slope: -1 for time ~ 1/clock, 0 for a clock-blind time, robust to an outlier") {
+  Rng rng(11);
+  std::vector<double> mhz, compute, memory;
+  for (int i = 0; i < 2000; ++i) {
+    const double f = 1400 * std::exp(0.04 * rng.normal());  // the power cap moves the clock
+    mhz.push_back(f);
+    compute.push_back(1.5e9 / f * std::exp(0.002 * rng.normal()));  // 1.5 M cycles
+    memory.push_back(75000 * std::exp(0.01 * rng.normal()));
+  }
+  CHECK(clock_slope(compute, mhz) == doctest::Approx(-1).epsilon(0.02));
+  CHECK(std::fabs(clock_slope(memory, mhz)) < 0.05);
+  // One sample that lost its CPU for 100 ms must not tilt the line.
+  compute[7] = 1e8;
+  CHECK(clock_slope(compute, mhz) == doctest::Approx(-1).epsilon(0.02));
+  // Moved to 1400 MHz, the compute-bound samples agree to their own 0.2 % noise.
+  std::vector<double> at = clock_adjusted(compute, mhz, clock_slope(compute, mhz), 1400);
+  at.erase(at.begin() + 7);
+  CHECK(median_in_place(at) == doctest::Approx(1.5e9 / 1400).epsilon(0.001));
+  CHECK(relative_stddev(at) < 0.004);
+  // A clock that never moved carries no slope; too few samples neither.
+  CHECK(clock_slope(memory, std::vector<double>(memory.size(), 1980)) == 0);
+  CHECK(clock_slope(std::vector<double>{1, 2}, std::vector<double>{1, 2}) == 0);
+  CHECK_THROWS_AS(clock_slope(memory, std::vector<double>{1980}), Error);
+}

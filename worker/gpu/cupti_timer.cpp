@@ -190,7 +190,7 @@ class CuptiTimer final : public Timer {
 
   std::string name() const override { return "cupti"; }
 
-  std::vector<double> measure(int count, const std::function<void()>& prepare,
+  std::vector<double> measure(int count, const SampleHooks& hooks,
                               const std::function<void()>& iteration) override {
     if (count < 1) return {};
     // Records of work done outside measure() (tactic warm-up launches, L2 flushes) carry no
@@ -198,7 +198,7 @@ class CuptiTimer final : public Timer {
     // which halves the fixed cost of a call (a forced flush costs ~0.5 ms).
     const uint64_t base = g_next_id.fetch_add(static_cast<uint64_t>(count));
     for (int i = 0; i < count; ++i) {
-      prepare();
+      hooks.before(i);
       const uint64_t id = base + static_cast<uint64_t>(i);
       cupti_check(cuptiActivityPushExternalCorrelationId(kExtKind, id),
                   "cuptiActivityPushExternalCorrelationId");
@@ -211,6 +211,7 @@ class CuptiTimer final : public Timer {
         throw Error("CUPTI external correlation stack out of order: pushed " + std::to_string(id) +
                     ", popped " + std::to_string(popped) +
                     " (the plugin pushed an id of its own and did not pop it)");
+      hooks.after(i);
     }
     Drained d = drain();
     if (!d.error.empty()) throw Error("CUPTI: " + d.error);

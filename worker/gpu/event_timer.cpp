@@ -35,7 +35,7 @@ class EventTimer final : public Timer {
 
   std::string name() const override { return "events"; }
 
-  std::vector<double> measure(int count, const std::function<void()>& prepare,
+  std::vector<double> measure(int count, const SampleHooks& hooks,
                               const std::function<void()>& iteration) override {
     if (count < 1) return {};
     const size_t n = static_cast<size_t>(count);
@@ -45,12 +45,13 @@ class EventTimer final : public Timer {
       stop[i] = std::make_unique<Event>();
     }
     for (size_t i = 0; i < n; ++i) {
-      prepare();
+      hooks.before(static_cast<int>(i));
       cuda_check(cudaEventRecord(start[i]->get(), stream_), "cudaEventRecord(start)");
       iteration();
       cuda_check(cudaEventRecord(stop[i]->get(), stream_), "cudaEventRecord(stop)");
+      hooks.after(static_cast<int>(i));
     }
-    cuda_check(cudaEventSynchronize(stop[n - 1]->get()), "cudaEventSynchronize");
+    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
     cuda_check(cudaGetLastError(), "a kernel launched in a timed iteration");
     std::vector<double> out;
     out.reserve(n);

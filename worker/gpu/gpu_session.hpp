@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "environment.hpp"
 #include "result.hpp"
@@ -43,5 +44,9 @@ class GpuSession {
 TelemetrySnapshot read_telemetry(const std::string& gpu_uuid);
 // True when a snapshot shows a slowdown that invalidates timing (thermal, power, HW slowdown).
 bool is_throttled(const TelemetrySnapshot& s);
+// Whether an arm's samples are suspect, and a note saying why. With the clock floor on, a power
+// cap only cost discarded samples (every kept one ran at full clock), so only thermal and
+// hardware slowdowns flag the arm; without it, any slowdown NVML reported does.
+std::pair<bool, std::string> judge_throttling(const Telemetry& t, const ClockCheck& c);
 
 }  // namespace abh::worker::gpu

@@ -4,6 +4,8 @@
 // says `available=false` and why.
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -175,6 +177,43 @@ bool is_throttled(const TelemetrySnapshot& s) {
   for (const auto& b : kReasons)
     if (b.slows && (s.throttle_reasons & b.bit)) return true;
   return false;
+}
+
+std::pair<bool, std::string> judge_throttling(const Telemetry& t, const ClockCheck& c) {
+  std::vector<std::string> slowdowns;  // reasons that slow the clock, before or after the arm
+  bool beyond_power_cap = false;
+  for (const TelemetrySnapshot* s : {&t.before, &t.after}) {
+    if (!s->available) continue;
+    for (const auto& b : kReasons) {
+      if (!b.slows || !(s->throttle_reasons & b.bit)) continue;
+      if (std::find(slowdowns.begin(), slowdowns.end(), b.name) == slowdowns.end())
+        slowdowns.emplace_back(b.name);
+      if (b.bit != 0x4ULL) beyond_power_cap = true;
+    }
+  }
+  std::string reported;
+  for (const auto& n : slowdowns) reported += (reported.empty() ? "" : ", ") + n;
+  if (c.floor_mhz <= 0) {
+    if (slowdowns.empty()) return {false, ""};
+    return {true, "the GPU reported a clock slowdown during this arm (" + reported +
+                      ") and the clock floor was off, so samples may have run at any clock"};
+  }
+  std::string note;
+  if (c.rejected > 0) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "%d samples ran below the %d MHz clock floor and were discarded (%.2f s of "
+                  "recovery pauses); every kept sample ran at full clock",
+                  c.rejected, c.floor_mhz, c.recovery_s);
+    note = buf;
+  }
+  if (!reported.empty())
+    note += (note.empty() ? "" : "; ") + std::string("NVML reported ") + reported;
+  if (beyond_power_cap)
+    note +=
+        ": a thermal or hardware slowdown can also lower the memory clock, which the clock "
+        "floor does not see";
+  return {beyond_power_cap, note};
 }
 
 }  // namespace abh::worker::gpu

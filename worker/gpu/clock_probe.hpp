@@ -1,0 +1,37 @@
+// Reads the SM clock over each timed sample (worker/clock_guard.hpp says why): a stamp kernel
+// before the sample and one after it, both outside the timed window, each recording the global
+// timer and the SM cycle counter; cycles over nanoseconds is the clock the sample ran at.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "clock_guard.hpp"
+
+namespace abh::worker::gpu {
+
+class ClockProbe {
+ public:
+  // Measures the global timer's resolution on `stream` and holds stamps for `capacity` samples.
+  ClockProbe(int device, void* stream, int capacity);
+  ~ClockProbe();
+  ClockProbe(const ClockProbe&) = delete;
+  ClockProbe& operator=(const ClockProbe&) = delete;
+
+  int capacity() const;
+  int peak_mhz() const;  // the GPU's peak SM clock (cudaDevAttrClockRate)
+  double timer_resolution_ns() const;
+  // Clears the stamps of samples [0, count); call with the device idle, before enqueuing them.
+  void reset(int count);
+  void open(int sample);   // enqueues the stamp before sample `sample`
+  void close(int sample);  // enqueues the stamp after it
+  // With the device idle again: one reading per sample. Throws when a sample has no SM that both
+  // stamps ran on (never a guessed clock).
+  std::vector<ClockReading> read(int count) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace abh::worker::gpu
