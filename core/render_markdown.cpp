@@ -114,6 +114,7 @@ std::string shape_table(const Report& r) {
   if (sol) out += esc(fmt::sol_legend(r)) + ".\n\n";
   for (const auto& note : r.sol.notes)
     out += "Speed of light not available: " + esc(note) + ".\n\n";
+  for (const auto& note : fmt::clock_notes(r)) out += "Clock: " + esc(note) + ".\n\n";
   return out;
 }
 
@@ -151,9 +152,9 @@ std::string layer_table(const Report& r) {
 std::string arm_details(const Report& r) {
   const bool sol = fmt::has_sol(r);
   std::string out = "<details><summary>Per-arm measurements</summary>\n\n";
-  out += std::string("| shape | arm | median | min | noise | samples | TFLOP/s | GB/s |") +
-         (sol ? " SOL |" : "") + " tactic | kernels | note |\n";
-  out += std::string("|:---|:---|---:|---:|---:|---:|---:|---:|") + (sol ? "---:|" : "") +
+  out += std::string("| shape | arm | median | as measured | min | noise | samples | clock | ") +
+         "TFLOP/s | GB/s |" + (sol ? " SOL |" : "") + " tactic | kernels | note |\n";
+  out += std::string("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|") + (sol ? "---:|" : "") +
          ":---|:---|:---|\n";
   for (const auto& row : r.shapes)
     for (const auto& a : row.arms) {
@@ -165,8 +166,9 @@ std::string arm_details(const Report& r) {
         if (a.throttled)
           note = "**throttled**" + (a.throttle_note.empty() ? "" : ": " + esc(a.throttle_note)) +
                  "; " + note;
-        out += fmt::duration(a.median_ns) + " | " + fmt::duration(a.min_ns) + " | " +
-               fmt::percent(a.noise, 2) + " | " + std::to_string(a.samples) + " | " +
+        out += fmt::duration(a.median_ns) + " | " + fmt::duration(a.raw_median_ns) + " | " +
+               fmt::duration(a.min_ns) + " | " + fmt::percent(a.noise, 2) + " | " +
+               std::to_string(a.samples) + " | " + esc(fmt::arm_clock(a)) + " | " +
                opt_number(a.tflops, 1) + " | " + opt_number(a.gbps, 1) + " | " +
                (!sol             ? ""
                 : a.sol_fraction ? fmt::percent(*a.sol_fraction, 1) + " | "
@@ -174,7 +176,7 @@ std::string arm_details(const Report& r) {
                (a.tactic.empty() ? "-" : code(a.tactic)) + " | " + join(kernels, "<br>") + " | " +
                note + " |\n";
       } else {
-        out += "- | - | - | - | - | - | - | - | " + std::string(sol ? "- | " : "") +
+        out += "- | - | - | - | - | - | - | - | - | - | " + std::string(sol ? "- | " : "") +
                "failed: " + esc(a.failure) + " |\n";
       }
     }

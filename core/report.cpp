@@ -30,6 +30,18 @@ std::string unusable_reason(const ArmResult& r) {
   return "";
 }
 
+// flops / ns = GFLOP/s; bytes / ns = GB/s, at the arm's (possibly clock-normalized) median.
+void set_rates(ArmStats& a, const Measurement& m) {
+  if (m.flops > 0) a.tflops = m.flops / a.median_ns / 1e3;
+  if (m.min_bytes > 0) a.gbps = m.min_bytes / a.median_ns;
+}
+
+// Every sample of a valid GPU arm has its clock: the shape can be compared at one clock.
+bool clocked(const ArmResult& r) {
+  const auto& m = r.measurement;
+  return !m.clock.sample_mhz.empty() && m.clock.sample_mhz.size() == m.samples_ns.size();
+}
+
 ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
   ArmStats a;
   a.arm = t.arm;
@@ -57,6 +69,7 @@ ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
   std::vector<double> copy = m.samples_ns;
   a.ok = true;
   a.median_ns = median_in_place(copy);
+  a.raw_median_ns = a.median_ns;
   a.min_ns = *std::min_element(m.samples_ns.begin(), m.samples_ns.end());
   // The worker's own robust noise (1.4826 * MAD / median), so the column agrees with the
   // stop reason it recorded.
@@ -66,9 +79,11 @@ ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
   a.stop_reason = m.stop_reason;
   a.kernel_names = m.kernel_names;
   a.tactic = m.tactic;
-  // flops / ns = GFLOP/s; bytes / ns = GB/s.
-  if (m.flops > 0) a.tflops = m.flops / a.median_ns / 1e3;
-  if (m.min_bytes > 0) a.gbps = m.min_bytes / a.median_ns;
+  if (!m.clock.sample_mhz.empty()) {
+    std::vector<double> mhz = m.clock.sample_mhz;
+    a.median_mhz = median_in_place(mhz);
+  }
+  set_rates(a, m);
   return a;
 }
 
@@ -87,6 +102,18 @@ std::map<ArmKey, const ArmOutcome*> index_outcomes(const Plan& plan,
       throw Error("report: two outcomes for " + o.task.shape + "/" + o.task.arm);
   }
   return by_arm;
+}
+
+// The candidate's median clock against the baseline's, when every arm recorded its clocks.
+void clock_gap(ShapeRow& row) {
+  double a = 0, b = 0;
+  int na = 0, nb = 0;
+  for (const ArmStats& arm : row.arms) {
+    if (!arm.median_mhz) return;
+    (arm.variant == "baseline" ? a : b) += *arm.median_mhz;
+    ++(arm.variant == "baseline" ? na : nb);
+  }
+  if (na > 0 && nb > 0) row.clock_gap = (b / nb) / (a / na) - 1;
 }
 
 // Fills the row's speedup, interval, drift and verdict from its (all valid) arms.
@@ -117,18 +144,43 @@ ShapeRow shape_row(const Plan& plan, const Shape& shape,
   row.shape = shape.id;
   row.label = shape.label;
   std::vector<std::vector<double>> a_samples, b_samples;
+  std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
   std::string failures;
+  bool all_clocked = true;
   for (const Task& t : plan.tasks) {
     if (t.shape != shape.id) continue;
     auto it = outcomes.find({t.shape, t.arm});
     ArmStats a = arm_stats(t, it == outcomes.end() ? nullptr : it->second);
     if (a.throttled) row.throttled_arms.push_back(a.arm);
     if (!a.ok) failures += (failures.empty() ? "" : "; ") + a.arm + ": " + a.failure;
-    if (a.ok) {
-      const auto& samples = it->second->result->measurement.samples_ns;
-      (t.variant == "baseline" ? a_samples : b_samples).push_back(samples);
-    }
+    measured.push_back(a.ok ? &it->second->result->measurement : nullptr);
+    if (a.ok) all_clocked = all_clocked && clocked(*it->second->result);
     row.arms.push_back(std::move(a));
+  }
+  if (failures.empty() && !row.arms.empty()) clock_gap(row);
+  // At one clock: each arm's samples moved along its own fitted line to the shape's reference
+  // clock (statistics.hpp); the medians, the interval and the drift are then all at that clock.
+  const bool normalize = opt.clock_normalize && all_clocked && failures.empty();
+  if (normalize) {
+    std::vector<double> pooled;
+    for (const Measurement* m : measured)
+      pooled.insert(pooled.end(), m->clock.sample_mhz.begin(), m->clock.sample_mhz.end());
+    row.reference_mhz = median_in_place(pooled);
+  }
+  for (std::size_t i = 0; i < row.arms.size(); ++i) {
+    ArmStats& a = row.arms[i];
+    if (!a.ok) continue;
+    const Measurement& m = *measured[i];
+    std::vector<double> samples = m.samples_ns;
+    if (normalize) {
+      a.clock_slope = clock_slope(m.samples_ns, m.clock.sample_mhz);
+      samples =
+          clock_adjusted(m.samples_ns, m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
+      std::vector<double> copy = samples;
+      a.median_ns = median_in_place(copy);
+      set_rates(a, m);
+    }
+    (a.variant == "baseline" ? a_samples : b_samples).push_back(std::move(samples));
   }
   if (row.arms.empty()) failures = "the plan has no arms for this shape";
   if (failures.empty() && (a_samples.empty() || b_samples.empty()))
@@ -475,6 +527,7 @@ json to_json(const ArmStats& a) {
               {"ok", a.ok},
               {"failure", a.failure},
               {"median_ns", a.median_ns},
+              {"raw_median_ns", a.raw_median_ns},
               {"min_ns", a.min_ns},
               {"noise", a.noise},
               {"samples", a.samples},
@@ -486,7 +539,9 @@ json to_json(const ArmStats& a) {
               {"gbps", opt_json(a.gbps)},
               {"throttled", a.throttled},
               {"throttle_note", a.throttle_note},
-              {"sol_fraction", opt_json(a.sol_fraction)}};
+              {"sol_fraction", opt_json(a.sol_fraction)},
+              {"median_mhz", opt_json(a.median_mhz)},
+              {"clock_slope", opt_json(a.clock_slope)}};
 }
 
 ArmStats arm_stats_from_json(const json& j, const std::string& w) {
@@ -497,6 +552,9 @@ ArmStats arm_stats_from_json(const json& j, const std::string& w) {
   a.ok = field<bool>(j, "ok", w);
   a.failure = field<std::string>(j, "failure", w);
   a.median_ns = field<double>(j, "median_ns", w);
+  // Reports written before clock normalization existed compared raw medians.
+  a.raw_median_ns =
+      j.contains("raw_median_ns") ? field<double>(j, "raw_median_ns", w) : a.median_ns;
   a.min_ns = field<double>(j, "min_ns", w);
   a.noise = field<double>(j, "noise", w);
   a.samples = field<std::uint64_t>(j, "samples", w);
@@ -509,6 +567,8 @@ ArmStats arm_stats_from_json(const json& j, const std::string& w) {
   a.throttled = field<bool>(j, "throttled", w);
   a.throttle_note = field<std::string>(j, "throttle_note", w);
   a.sol_fraction = new_opt_number(j, "sol_fraction", w);
+  a.median_mhz = new_opt_number(j, "median_mhz", w);
+  a.clock_slope = new_opt_number(j, "clock_slope", w);
   return a;
 }
 
@@ -525,6 +585,8 @@ json to_json(const ShapeRow& r) {
               {"ci", opt_json(r.ci)},
               {"drift", opt_json(r.drift)},
               {"throttled_arms", r.throttled_arms},
+              {"reference_mhz", opt_json(r.reference_mhz)},
+              {"clock_gap", opt_json(r.clock_gap)},
               {"arms", arms},
               {"sol_ns", opt_json(r.sol_ns)},
               {"sol_bound", r.sol_bound.empty() ? json() : json(r.sol_bound)},
@@ -548,6 +610,8 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   r.ci = opt_interval(j, "ci", w);
   r.drift = opt_number(j, "drift", w);
   r.throttled_arms = strings(j, "throttled_arms", w);
+  r.reference_mhz = new_opt_number(j, "reference_mhz", w);
+  r.clock_gap = new_opt_number(j, "clock_gap", w);
   const json& arms = array_member(j, "arms", w);
   for (std::size_t i = 0; i < arms.size(); ++i)
     r.arms.push_back(arm_stats_from_json(arms[i], w + ".arms[" + std::to_string(i) + "]"));
@@ -764,7 +828,8 @@ json to_json(const StatsOptions& o) {
   return json{{"noise_band", o.noise_band},
               {"confidence", o.confidence},
               {"resamples", o.resamples},
-              {"seed", o.seed}};
+              {"seed", o.seed},
+              {"clock_normalize", o.clock_normalize}};
 }
 
 StatsOptions stats_options_from_json(const json& j, const std::string& w) {
@@ -773,6 +838,7 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.confidence = field<double>(j, "confidence", w);
   o.resamples = field<int>(j, "resamples", w);
   o.seed = field<std::uint64_t>(j, "seed", w);
+  o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
   return o;
 }
 

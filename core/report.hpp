@@ -28,7 +28,8 @@ struct ArmStats {
   bool ok = false;      // a valid, verified result exists
   std::string failure;  // why not, when !ok
   // The fields below are meaningful only when ok.
-  double median_ns = 0;
+  double median_ns = 0;      // at the shape's reference clock when the shape is clock-normalized
+  double raw_median_ns = 0;  // the median of the samples as measured
   double min_ns = 0;
   double noise = 0;  // the worker's robust noise: 1.4826 * MAD / median of the samples
   std::uint64_t samples = 0;
@@ -40,6 +41,9 @@ struct ArmStats {
   std::optional<double> gbps;    // measurement.min_bytes at the median time
   bool throttled = false;        // result.telemetry.throttled
   std::string throttle_note;
+  // GPU arms with clocked samples: the median SM clock and the fitted slope of log(time) on
+  // log(clock) (statistics.hpp); absent otherwise.
+  std::optional<double> median_mhz, clock_slope;
   // The shape's speed-of-light time / median_ns (C10): 1 = at the roofline bound. Absent when
   // the arm failed or the shape has no speed-of-light time (Report::sol says why).
   std::optional<double> sol_fraction;
@@ -59,6 +63,13 @@ struct ShapeRow {
   std::optional<Interval> ci;
   std::optional<double> drift;  // last A / first A; absent when the schedule has one A arm
   std::vector<std::string> throttled_arms;
+  // Set when the shape was compared at one SM clock (StatsOptions::clock_normalize): the median of
+  // all its samples' clocks, to which every sample was moved.
+  std::optional<double> reference_mhz;
+  // Candidate arms' median clock / baseline arms' - 1, when clocks were recorded. One shape's gap
+  // is mostly arm-to-arm clock wander; averaged over shapes (the report's clock note) it shows a
+  // candidate that draws more power and, at the power cap, keeps less of its speedup.
+  std::optional<double> clock_gap;
   // Speed of light (roofline.hpp) on the shape's GPU; absent when it cannot be computed.
   std::optional<double> sol_ns;
   std::string sol_bound;  // "compute" | "memory" | "launch" when sol_ns is set

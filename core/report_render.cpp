@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <system_error>
 
 #include "error.hpp"
@@ -173,6 +174,55 @@ std::string sol_legend(const Report& r) {
   return "SOL = speed-of-light time / measured time (baseline -> candidate; 100% = at the "
          "roofline bound) on " +
          gpus + ", from " + r.sol.table + " (docs/roofline.md)";
+}
+
+std::vector<std::string> clock_notes(const Report& r) {
+  std::vector<std::string> out;
+  int normalized = 0;
+  double lo = 0, hi = 0;
+  for (const auto& row : r.shapes) {
+    if (!row.reference_mhz) continue;
+    lo = normalized == 0 ? *row.reference_mhz : std::min(lo, *row.reference_mhz);
+    hi = normalized == 0 ? *row.reference_mhz : std::max(hi, *row.reference_mhz);
+    ++normalized;
+  }
+  if (normalized > 0) {
+    char range[64];
+    std::snprintf(range, sizeof range, lo == hi ? "%.0f MHz" : "%.0f-%.0f MHz", lo, hi);
+    out.push_back(std::to_string(normalized) + " shape(s) compared at one SM clock each (" + range +
+                  ", the median of the shape's samples): every sample was moved along its arm's "
+                  "fitted time-clock line, as locked clocks would measure it; --raw-clocks "
+                  "compares the times as measured (docs/statistics.md)");
+  }
+  // One shape's gap is mostly the power controller's arm-to-arm wander (a few percent on an H200
+  // at its power cap, either way); averaged over shapes it says whether the candidate draws more.
+  double log_sum = 0;
+  int gaps = 0;
+  for (const auto& row : r.shapes)
+    if (row.clock_gap) log_sum += std::log1p(*row.clock_gap), ++gaps;
+  if (gaps > 0) {
+    const double mean = std::expm1(log_sum / gaps);
+    std::string line = "the candidate's arms ran at a " + percent(std::fabs(mean), 1) +
+                       (mean < 0 ? " lower" : " higher") +
+                       " median SM clock than the baseline's, averaged over " +
+                       std::to_string(gaps) + " shape(s)";
+    if (mean < -0.01)
+      line +=
+          ": it likely draws more power, and at the power cap keeps less of its speedup "
+          "than the equal-clock figures say";
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::string arm_clock(const ArmStats& a) {
+  if (!a.median_mhz) return "-";
+  char buf[64];
+  if (a.clock_slope)
+    std::snprintf(buf, sizeof buf, "%.0f MHz, slope %.2f", *a.median_mhz, *a.clock_slope);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MHz", *a.median_mhz);
+  return buf;
 }
 
 std::vector<std::string> layer_header() {

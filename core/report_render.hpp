@@ -61,6 +61,11 @@ std::string sol_pair(const ShapeRow& row);
 std::string sol_legend(const Report& r);
 std::vector<std::string> layer_header();
 std::vector<std::string> layer_row(const PrecisionSum& p);
+// What clock normalization did to this report and the candidate's average clock against the
+// baseline's, one sentence per line (none for arms without clocked samples). arm_clock: an
+// arm's median clock and fitted slope, "1452 MHz, slope -0.98", or "-".
+std::vector<std::string> clock_notes(const Report& r);
+std::string arm_clock(const ArmStats& a);
 // Text from result files (failure reasons, notes) on one line, with control characters (terminal
 // escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.
 std::string one_line(const std::string& s);

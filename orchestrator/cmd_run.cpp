@@ -258,6 +258,12 @@ void add_measure_flags(CLI::App& c, RunFlags& f) {
   c.add_option("--arm-timeout", s.arm_timeout_s, "seconds before a hung worker is killed")
       ->capture_default_str();
   c.add_option("--tactic", s.tactic, "auto (tune) or a tactic key")->capture_default_str();
+  c.add_option("--clock-floor", s.clock_floor,
+               "GPU: discard samples whose SM clock ran below this fraction of peak (0: keep all)")
+      ->capture_default_str();
+  c.add_option("--clock-recovery", s.clock_recovery_s,
+               "GPU: seconds to idle after a discarded sample so clocks recover")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -283,6 +289,8 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
       ->capture_default_str();
   c.add_option("--resamples", f.resamples, "bootstrap resamples")->capture_default_str();
   c.add_option("--seed", f.seed, "bootstrap seed")->capture_default_str();
+  c.add_flag("--raw-clocks", f.raw_clocks,
+             "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
   c.add_flag("--fail-on-regression", f.fail_on_regression,
              "exit 5 when a shape is slower beyond the noise band");
   c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");

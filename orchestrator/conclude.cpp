@@ -36,6 +36,7 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   so.confidence = flags.confidence;
   so.resamples = flags.resamples;
   so.seed = flags.seed;
+  so.clock_normalize = !flags.raw_clocks;
   validate(so);
   // Speed of light needs data/gpus.json; a table that cannot be found or read costs the SOL
   // column only, and the report says why.

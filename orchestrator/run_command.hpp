@@ -14,6 +14,7 @@ struct ReportFlags {
   double confidence = 0.95;
   int resamples = 2000;
   unsigned long long seed = 1;
+  bool raw_clocks = false;  // compare raw times, not at one SM clock
   bool fail_on_regression = false;
   bool quiet = false;
   std::string color = "auto";      // auto | always | never

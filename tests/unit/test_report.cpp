@@ -806,3 +806,85 @@ TEST_CASE("report: per-layer summary of a model grid sums each precision and com
   CHECK(md.find("66.00 \u00b5s (partial)") != std::string::npos);
   check_round_trip(r);
 }
+
+namespace {
+// One shape A1/B/A2 of one kernel (1.5 M cycles, compute-bound) whose arms ran at the given
+// clocks, each sample's clock wandering 3 % around its arm's: what an H200 at its power cap does.
+std::vector<ArmOutcome> clocked_outcomes(const Plan& p, const double (&arm_mhz)[3],
+                                         double cycles_b = 1.5e6, bool compute_bound = true) {
+  std::vector<ArmOutcome> out;
+  std::uint64_t seed = 40;
+  int i = 0;
+  for (const Task& t : p.tasks) {
+    ArmOutcome o;
+    o.task = t;
+    ArmResult r = make_result(p, t, 1, ++seed, 0);
+    Rng rng(seed);
+    const double cycles = t.variant == "baseline" ? 1.5e6 : cycles_b;
+    for (int k = 0; k < 400; ++k) {
+      const double f = arm_mhz[i] * std::exp(0.03 * rng.normal());
+      const double ns = compute_bound ? cycles / f * 1e3 : cycles / 1500 * 1e3;
+      r.measurement.samples_ns.push_back(ns * std::exp(0.002 * rng.normal()));
+      r.measurement.clock.sample_mhz.push_back(f);
+    }
+    r.measurement.timer = "cupti";
+    o.result = r;
+    out.push_back(std::move(o));
+    ++i;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("report: arms at different clocks are compared at one clock, unless asked not to") {
+  Plan p = make_plan(1);
+  // A2 ran 5 % below A1's clock: raw, the baseline "drifted" 5 % and the shape is unstable.
+  const double mhz[3] = {1500, 1450, 1425};
+  auto outcomes = clocked_outcomes(p, mhz);
+  StatsOptions raw;
+  raw.clock_normalize = false;
+  Report r0 = build_report(p, outcomes, raw, "d");
+  REQUIRE(r0.shapes[0].drift);
+  CHECK(*r0.shapes[0].drift == doctest::Approx(1500.0 / 1425).epsilon(0.005));
+  CHECK(r0.shapes[0].verdict == Verdict::unstable);
+  CHECK(!r0.shapes[0].reference_mhz);
+
+  Report r = build_report(p, outcomes, {}, "d");
+  const ShapeRow& row = r.shapes[0];
+  REQUIRE(row.reference_mhz);
+  CHECK(*row.reference_mhz == doctest::Approx(1450).epsilon(0.02));
+  CHECK(std::fabs(*row.drift - 1) < 0.002);
+  CHECK(row.verdict == Verdict::same);
+  CHECK(*row.speedup == doctest::Approx(1).epsilon(0.002));
+  for (const ArmStats& a : row.arms) {
+    CHECK(*a.clock_slope == doctest::Approx(-1).epsilon(0.03));
+    CHECK(a.median_ns == doctest::Approx(1.5e9 / *row.reference_mhz).epsilon(0.002));
+    CHECK(a.raw_median_ns != doctest::Approx(a.median_ns).epsilon(0.005));
+  }
+  // The candidate ran 3 % slower clocks than the baseline: recorded, so a reader can see it.
+  REQUIRE(row.clock_gap);
+  CHECK(*row.clock_gap == doctest::Approx(1450.0 / 1462.5 - 1).epsilon(0.2));
+  check_round_trip(r);
+  CHECK(schema_errors(to_json(r)).empty());
+}
+
+TEST_CASE(
+    "report: a real speedup survives clock normalization; a memory-bound time is left alone") {
+  Plan p = make_plan(1);
+  const double mhz[3] = {1500, 1400, 1500};
+  // The candidate needs 10 % fewer cycles but, drawing more power, ran at a 7 % lower clock.
+  Report r = build_report(p, clocked_outcomes(p, mhz, 1.35e6), {}, "d");
+  CHECK(*r.shapes[0].speedup == doctest::Approx(1.5 / 1.35).epsilon(0.003));
+  CHECK(r.shapes[0].verdict == Verdict::faster);
+  StatsOptions raw;
+  raw.clock_normalize = false;
+  Report r0 = build_report(p, clocked_outcomes(p, mhz, 1.35e6), raw, "d");
+  CHECK(*r0.shapes[0].speedup == doctest::Approx(1.5 / 1.35 * 1400 / 1500).epsilon(0.005));
+
+  Report m = build_report(p, clocked_outcomes(p, mhz, 1.5e6, false), {}, "d");
+  for (const ArmStats& a : m.shapes[0].arms) {
+    CHECK(std::fabs(*a.clock_slope) < 0.1);
+    CHECK(a.median_ns == doctest::Approx(a.raw_median_ns).epsilon(0.002));
+  }
+  CHECK(*m.shapes[0].speedup == doctest::Approx(1).epsilon(0.002));
+}
