@@ -73,6 +73,17 @@ import glob
 for f in glob.glob(run + "/results/*/*.json"):
     ready.append(json.load(open(f))["measurement"]["ready_s"])
 print(f"worker ready: median {sorted(ready)[len(ready)//2]:.3f} s, max {max(ready):.3f} s over {len(ready)} arms")
+# The arms' own span, first worker start to last result: the sweep without its builds (the first
+# sweep of a fresh machine also builds the plugin; later ones hit the build cache).
+import datetime
+ts = lambda x: datetime.datetime.fromisoformat(x.replace("Z", "+00:00")).timestamp()
+rs = [json.load(open(f)) for f in glob.glob(run + "/results/*/*.json")]
+span = max(ts(r["finished_at"]) for r in rs) - min(ts(r["started_at"]) for r in rs)
+kept = sum(len(r["measurement"]["samples_ns"]) for r in rs)
+rej = sum(r["measurement"].get("clock", {}).get("rejected", 0) for r in rs)
+pause = sum(r["measurement"].get("clock", {}).get("recovery_s", 0) for r in rs)
+print(f"arms span {span:.1f} s (first worker start to last result); samples kept {kept}, "
+      f"discarded by the clock floor {rej}, recovery pauses {pause:.1f} s")
 PY
 done
 echo "work directory: $work"
