@@ -119,6 +119,12 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
             problems);
   if (r.measurement.samples_ns.empty())
     problems.push_back({"samples", file, "measurement.samples_ns", "at least one sample", "none"});
+  // Clock normalization pairs sample i with clock i: a list of another length would misalign all.
+  const auto& mhz = r.measurement.clock.sample_mhz;
+  if (!mhz.empty() && mhz.size() != r.measurement.samples_ns.size())
+    problems.push_back({"samples", file, "measurement.clock.sample_mhz",
+                        std::to_string(r.measurement.samples_ns.size()) + " clock readings",
+                        std::to_string(mhz.size())});
   if (!r.correctness.passed)
     problems.push_back({"correctness", file, "correctness.passed", "true", "false"});
   if (problems.size() != before) return std::nullopt;

@@ -141,6 +141,10 @@ fresh
 edit "$T/c/results/$S1/A1.json" 'j["measurement"]["samples_ns"] = []' redigest
 refused no-samples "results/$S1/A1.json" samples measurement.samples_ns
 fresh
+# A clock list that no longer pairs one reading with each sample (GPU results carry one).
+edit "$T/c/results/$S1/A2.json" 'j["measurement"]["clock"]["sample_mhz"] = [1500.0] * (len(j["measurement"]["samples_ns"]) + 1)' redigest
+refused clock-count "results/$S1/A2.json" samples measurement.clock.sample_mhz
+fresh
 edit "$T/c/results/$S1/B.json" 'j["correctness"]["passed"] = False' redigest
 refused correctness "results/$S1/B.json" correctness correctness.passed
 
