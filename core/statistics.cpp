@@ -182,7 +182,7 @@ double clock_slope(std::span<const double> ns, std::span<const double> mhz) {
     const double sigma = 1.4826 * median_in_place(dev);
     for (std::size_t i = 0; i < n; ++i) use[i] = std::fabs(res[i] - mid) <= 5 * sigma;
   }
-  return slope;
+  return std::clamp(slope, -1.0, 0.0);
 }
 
 std::vector<double> clock_adjusted(std::span<const double> ns, std::span<const double> mhz,

@@ -110,8 +110,11 @@ std::uint64_t stream_seed(std::uint64_t seed, std::string_view key);
 // docs/statistics.md says what it means for a candidate that draws more power.
 
 // The least-squares slope of log(ns) on log(mhz), refitted once without the samples whose
-// residual is beyond 5 robust standard deviations (a preempted sample must not tilt the line).
-// 0 when the clock did not vary (nothing to fit) or fewer than 3 samples. Sizes must match.
+// residual is beyond 5 robust standard deviations (a preempted sample must not tilt the line),
+// and kept within [-1, 0]: a time can at most scale as 1 / clock (all of it in SM cycles) and
+// cannot grow with the clock, so a slope beyond is noise: it came out -1.47 and +0.17 on
+// memory-bound arms whose clock hardly moved (1826-1830 MHz). 0 when the clock did not vary
+// (nothing to fit) or fewer than 3 samples. Sizes must match.
 double clock_slope(std::span<const double> ns, std::span<const double> mhz);
 // ns[i] * (ref_mhz / mhz[i])^slope: each sample at the reference clock.
 std::vector<double> clock_adjusted(std::span<const double> ns, std::span<const double> mhz,
