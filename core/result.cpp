@@ -70,6 +70,21 @@ std::vector<std::string> string_array(const json& j, const char* key, const std:
   return out;
 }
 
+// Samples and clock readings: an array of positive numbers (a time or a clock of 0 is a bug).
+std::vector<double> positive_numbers(const json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array())
+    throw Error(where + ": field '" + key + "': expected an array of numbers");
+  std::vector<double> out;
+  out.reserve(it->size());
+  for (const auto& x : *it) {
+    if (!x.is_number() || !(x.get<double>() > 0))
+      throw Error(where + ": field '" + key + "': every value must be a positive number");
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
 }  // namespace
 
 json payload_json(const ArmResult& r) {
@@ -150,14 +165,7 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   const std::string mw = where + ".measurement";
   const json& m = object_field(j, "measurement", where);
   r.measurement.timer = field<std::string>(m, "timer", mw);
-  auto it = m.find("samples_ns");
-  if (it == m.end() || !it->is_array())
-    throw Error(mw + ": field 'samples_ns': expected an array of numbers");
-  for (const auto& s : *it) {
-    if (!s.is_number() || !(s.get<double>() > 0))
-      throw Error(mw + ": field 'samples_ns': every sample must be a positive number");
-    r.measurement.samples_ns.push_back(s.get<double>());
-  }
+  r.measurement.samples_ns = positive_numbers(m, "samples_ns", mw);
   r.measurement.warmup_iterations = field<int>(m, "warmup_iterations", mw);
   r.measurement.measured_time_s = field<double>(m, "measured_time_s", mw);
   r.measurement.stop_reason = field<std::string>(m, "stop_reason", mw);
@@ -179,14 +187,7 @@ ArmResult result_from_json(const json& j, const std::string& where) {
     c.peak_mhz = field<int>(k, "peak_mhz", kw);
     c.floor_mhz = field<int>(k, "floor_mhz", kw);
     c.timer_resolution_ns = field<double>(k, "timer_resolution_ns", kw);
-    auto ks = k.find("sample_mhz");
-    if (ks == k.end() || !ks->is_array())
-      throw Error(kw + ": field 'sample_mhz': expected an array of numbers");
-    for (const auto& x : *ks) {
-      if (!x.is_number() || !(x.get<double>() > 0))
-        throw Error(kw + ": field 'sample_mhz': every clock must be a positive number");
-      c.sample_mhz.push_back(x.get<double>());
-    }
+    c.sample_mhz = positive_numbers(k, "sample_mhz", kw);
     c.rejected = field<int>(k, "rejected", kw);
     c.recovery_s = field<double>(k, "recovery_s", kw);
   }

@@ -14,6 +14,14 @@ pass() { echo "PASS: $*"; }
 # jq-like reads with python3: jget FILE 'expr on j'
 jget() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# A python3 that has jsonschema (the system one: python3-jsonschema), or fail naming the fix.
+schema_python() {
+  local p
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "import jsonschema" 2>/dev/null; then echo "$p"; return; fi
+  done
+  fail "no python3 with jsonschema: install python3-jsonschema (scripts/install-deps.sh does)"
+}
 git_q() { git -c user.name=t -c user.email=t@t.invalid "$@"; }
 
 # A small grid that keeps a run to a few seconds.

@@ -4,11 +4,7 @@
 # same report on stdout; `abharness report` re-renders byte-identical files; and the exit codes
 # for a regression (--fail-on-regression) and an incomplete sweep.
 source "$ABH_TESTLIB"
-PY=""
-for p in /usr/bin/python3 python3; do
-  if "$p" -c "import jsonschema" 2>/dev/null; then PY=$p; break; fi
-done
-[ -n "$PY" ] || fail "no python3 with jsonschema: install python3-jsonschema (scripts/install-deps.sh does)"
+PY=$(schema_python)
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 small_grid
 expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \

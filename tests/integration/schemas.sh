@@ -4,11 +4,7 @@
 # required field, a result whose samples_ns holds a string and a plan with an unknown top-level
 # key must each be refused, for that reason.
 source "$ABH_TESTLIB"
-PY=""
-for p in /usr/bin/python3 python3; do
-  if "$p" -c "import jsonschema" 2>/dev/null; then PY=$p; break; fi
-done
-[ -n "$PY" ] || fail "no python3 with jsonschema: install python3-jsonschema (scripts/install-deps.sh does)"
+PY=$(schema_python)
 bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 cat > grid.json <<'JSON'
 { "schema_version": 1, "shapes": [
