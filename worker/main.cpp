@@ -17,16 +17,13 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <thread>
 
-#include "clock_guard.hpp"
 #include "error.hpp"
 #include "plan.hpp"
 #include "plugin.hpp"
 #include "result.hpp"
+#include "sampling.hpp"
 #include "sha256.hpp"
-#include "statistics.hpp"
-#include "stopping.hpp"
 #include "tactic_cache.hpp"
 #include "timer.hpp"
 #include "version.hpp"
@@ -145,9 +142,9 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
   r.measurement.flops = problem->flops();
   r.measurement.min_bytes = problem->min_bytes();
   auto timer = make_timer(r.measurement.timer, tctx);
-  auto iteration = [&] { problem->enqueue(tctx.stream); };
-  SampleHooks hooks;
-  hooks.before = [&](int) { flush(); };
+  ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, flush};
+  SampleHooks flush_hooks;
+  flush_hooks.before = [&](int) { flush(); };
 
   TacticContext tac;
   // One cache per run, keyed by source identity and plugin hash: in an A/A comparison both sides
@@ -159,7 +156,7 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
                       .field(canonical(to_json(r.environment)))
                       .field(canonical(shape.params))
                       .hex();
-  TacticChoice tactic = choose_tactic(*problem, *timer, hooks, tctx.stream, s.tactic, tac);
+  TacticChoice tactic = choose_tactic(*problem, *timer, flush_hooks, tctx.stream, s.tactic, tac);
   r.measurement.tactic = tactic.key;
   r.measurement.tactic_choice = tactic.how;
   std::cout << "tactic " << tactic.key << " (" << tactic.how << ")" << std::endl;
@@ -168,140 +165,21 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
   r.measurement.ready_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count();
   std::cout << "ready to measure " << r.measurement.ready_s << " s after start" << std::endl;
-  // Warm-up: at least warmup_iterations and warmup_min_s of measured time, results discarded.
-  // Batches double so that a microsecond kernel does not pay a timer round trip per iteration.
-  {
-    double warm_s = 0;
-    int n = 0, batch = std::max(1, s.warmup_iterations);
-    while (n < s.warmup_iterations || warm_s < s.warmup_min_s) {
-      for (double ns : timer->measure(batch, hooks, iteration)) warm_s += ns * 1e-9;
-      n += batch;
-      batch = std::min(2 * batch, 1024);
-      if (n > 1000000) break;
-    }
-    r.measurement.warmup_iterations = n;
-  }
-
-  // The clock floor (worker/clock_guard.hpp): GPU samples are clocked by stamps around them and
-  // those that ran below the floor are discarded, with an idle pause for the clock to recover.
-  ClockCheck& clock = r.measurement.clock;
-  constexpr int kMaxBatch = 1024;
+  warm_up(work, s, r.measurement);
 #ifdef ABH_WITH_CUDA
+  // Every GPU sample is clocked (worker/clock_guard.hpp says why).
   std::unique_ptr<gpu::ClockProbe> probe;
   if (cuda) {
-    probe = std::make_unique<gpu::ClockProbe>(tctx.device, tctx.stream, kMaxBatch);
-    clock.peak_mhz = probe->peak_mhz();
-    clock.timer_resolution_ns = probe->timer_resolution_ns();
-    hooks.before = [&](int i) {
-      flush();
-      probe->open(i);
-    };
-    hooks.after = [&](int i) { probe->close(i); };
+    probe = std::make_unique<gpu::ClockProbe>(tctx.device, tctx.stream, 1024);
+    work.clock = probe.get();
   }
 #endif
-  ClockGuard guard(clock.peak_mhz, s.clock_floor);
-  clock.floor_mhz = guard.floor_mhz();
-
-  auto rule = make_stopping_rule(s);
-  std::vector<double>& samples = r.measurement.samples_ns;
-  // What the stopping rule judges: with clocked samples, the samples moved to their median clock
-  // along the arm's own time-clock line (statistics.hpp), as the report will compare them; the
-  // spread the power controller adds by moving the clock is then not mistaken for noise.
-  auto judged = [&]() -> std::vector<double> {
-    if (clock.sample_mhz.empty()) return samples;
-    std::vector<double> mhz = clock.sample_mhz;
-    return clock_adjusted(samples, clock.sample_mhz, clock_slope(samples, clock.sample_mhz),
-                          median(mhz));
-  };
-  double measured_s = 0;
-  std::vector<std::string> first_kernels;
-  // A batch holds at most ~20 ms of kernels, so that a batch that ran into the power cap wastes
-  // little before the guard sees it (the warm-up gives the first estimate of a sample's length).
-  double sample_ns_estimate = 0;
-  for (;;) {
-    // Small batches while the sample count is small (the rule may stop at min_samples), then up
-    // to 1/8 of what we have, so the overshoot past the stopping point stays below 12.5 %.
-    int batch = std::clamp(static_cast<int>(samples.size() / 8), 1, kMaxBatch);
-    if (sample_ns_estimate > 0)
-      batch = std::min(batch, std::max(1, static_cast<int>(20e6 / sample_ns_estimate)));
-#ifdef ABH_WITH_CUDA
-    if (probe) probe->reset(batch);
-#endif
-    std::vector<double> got = timer->measure(batch, hooks, iteration);
-    std::vector<ClockReading> readings;
-#ifdef ABH_WITH_CUDA
-    if (probe) readings = probe->read(batch);
-#endif
-    std::vector<bool> keep =
-        guard.admit(readings.empty() ? std::vector<ClockReading>(got.size()) : readings);
-    bool discarded = false;
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (!keep[i]) {
-        discarded = true;
-        continue;
-      }
-      samples.push_back(got[i]);
-      if (!readings.empty()) clock.sample_mhz.push_back(readings[i].mhz);
-      measured_s += got[i] * 1e-9;
-    }
-    if (!got.empty()) sample_ns_estimate = median(got);
-    // A timer checks the kernel set within one batch; this checks it across batches, so a plugin
-    // that switches kernels half-way through an arm cannot mix two kernels into one median.
-    std::vector<std::string> names = timer->kernel_names();
-    if (first_kernels.empty())
-      first_kernels = names;
-    else if (names != first_kernels) {
-      std::string a, b;
-      for (const auto& k : first_kernels) a += (a.empty() ? "" : ", ") + k;
-      for (const auto& k : names) b += (b.empty() ? "" : ", ") + k;
-      throw ExitError(kRuntime, "the set of kernels changed between sampling batches (first [" + a +
-                                    "], now [" + b +
-                                    "]): a plugin must launch the same kernels every iteration");
-    }
-    if (discarded) {
-      if (clock.recovery_s >= s.max_time_s) {
-        if (static_cast<int>(samples.size()) >= s.min_samples) {
-          r.measurement.stop_reason =
-              "clock floor: stopped after " + std::to_string(clock.recovery_s) +
-              " s of recovery pauses with " + std::to_string(samples.size()) + " samples kept, " +
-              std::to_string(guard.rejected()) + " discarded";
-          break;
-        }
-        throw ExitError(
-            kRuntime,
-            "the GPU's SM clock stayed below the clock floor of " +
-                std::to_string(guard.floor_mhz()) + " MHz (" + std::to_string(s.clock_floor) +
-                " of its " + std::to_string(clock.peak_mhz) +
-                " MHz peak): " + std::to_string(guard.rejected()) + " samples discarded, only " +
-                std::to_string(samples.size()) + " kept after " + std::to_string(clock.recovery_s) +
-                " s of recovery pauses. Its clocks may be locked lower or it is "
-                "throttling (see `abharness doctor`); measure anyway with a lower "
-                "--clock-floor, or 0 to keep every sample");
-      }
-      // Idle so the power controller can raise the clock, then one untimed sample so the next
-      // batch does not start from an idle-lowered clock.
-      const auto t0 = std::chrono::steady_clock::now();
-      std::this_thread::sleep_for(std::chrono::duration<double>(s.clock_recovery_s));
-      clock.recovery_s +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      SampleHooks flush_only;
-      flush_only.before = [&](int) { flush(); };
-      timer->measure(1, flush_only, iteration);
-    }
-    StopDecision d = rule->check(judged(), measured_s);
-    if (d.stop) {
-      r.measurement.stop_reason = (clock.sample_mhz.empty() ? "" : "clock-adjusted ") + d.reason;
-      break;
-    }
-  }
-  clock.rejected = guard.rejected();
-  r.measurement.measured_time_s = measured_s;
-  r.measurement.noise = robust_noise(judged());
-  r.measurement.kernel_names = timer->kernel_names();
+  sample_until_stopped(work, s, r.measurement);
+  const std::vector<double>& samples = r.measurement.samples_ns;
   r.telemetry.after = telemetry();
 #ifdef ABH_WITH_CUDA
   if (cuda) {
-    const auto& [throttled, note] = gpu::judge_throttling(r.telemetry, clock);
+    const auto& [throttled, note] = gpu::judge_throttling(r.telemetry, r.measurement.clock);
     r.telemetry.throttled = throttled;
     r.telemetry.note = note;
   }

@@ -1,11 +1,12 @@
 // The worker's measurement policies, without a GPU: the clock floor's arithmetic and decisions,
-// and the stopping rules.
+// the stopping rules, and the sampling loop driven by a scripted timer and clock.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include "clock_guard.hpp"
 #include "error.hpp"
+#include "sampling.hpp"
 #include "statistics.hpp"
 #include "stopping.hpp"
 
@@ -107,4 +108,123 @@ TEST_CASE("fixed: exactly min_samples, and unknown rules are refused") {
   CHECK(rule->check(std::vector<double>(10, 1.0), 0).stop);
   s.stopping = "forever";
   CHECK_THROWS_WITH_AS(make_stopping_rule(s), doctest::Contains("stdrel or fixed"), UsageError);
+}
+
+namespace {
+// A timer whose samples last `ns` each and whose kernels are `kernels` (changeable mid-arm).
+class ScriptedTimer final : public Timer {
+ public:
+  std::string name() const override { return "scripted"; }
+  std::vector<double> measure(int count, const SampleHooks& hooks,
+                              const std::function<void()>& iteration) override {
+    std::vector<double> out;
+    for (int i = 0; i < count; ++i) {
+      hooks.before(i);
+      iteration();
+      hooks.after(i);
+      out.push_back(ns * (1 + 0.001 * (i % 3)));
+    }
+    ++calls;
+    return out;
+  }
+  std::vector<std::string> kernel_names() const override { return kernels; }
+  double ns = 100000;
+  std::vector<std::string> kernels{"k"};
+  int calls = 0;
+};
+
+// A clock that reads `mhz(sample number)` for the n-th sample it ever stamps.
+class ScriptedClock final : public SampleClock {
+ public:
+  int peak_mhz() const override { return 2000; }
+  double timer_resolution_ns() const override { return 32; }
+  int capacity() const override { return 1024; }
+  void reset(int) override {}
+  void open(int) override {}
+  void close(int) override {}
+  std::vector<ClockReading> read(int count) const override {
+    std::vector<ClockReading> out;
+    for (int i = 0; i < count; ++i, ++stamped) {
+      const double f = mhz(stamped);
+      out.push_back({f, f * 1.001});
+    }
+    return out;
+  }
+  std::function<double(int)> mhz = [](int) { return 1500.0; };
+  mutable int stamped = 0;
+};
+
+MeasureSettings quick() {
+  MeasureSettings s;
+  s.min_samples = 20;
+  s.min_time_s = 0.001;
+  s.max_time_s = 0.05;
+  s.clock_recovery_s = 0.001;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("sampling: every kept sample carries its clock; samples below the floor are dropped") {
+  ScriptedTimer timer;
+  ScriptedClock clock;
+  // Every fifth sample ran at 800 MHz, under a 0.5 x 2000 MHz floor.
+  clock.mhz = [](int n) { return n % 5 == 4 ? 800.0 : 1500.0; };
+  int flushes = 0;
+  ArmWork w{timer, [] {}, [&] { ++flushes; }, &clock};
+  Measurement m;
+  sample_until_stopped(w, quick(), m);
+  REQUIRE(m.samples_ns.size() >= 20);
+  CHECK(m.clock.sample_mhz.size() == m.samples_ns.size());
+  for (double f : m.clock.sample_mhz) CHECK(f == 1500.0);
+  CHECK(m.clock.floor_mhz == 1000);
+  CHECK(m.clock.peak_mhz == 2000);
+  CHECK(m.clock.rejected > 0);
+  CHECK(m.clock.recovery_s > 0);
+  CHECK(m.stop_reason.rfind("clock-adjusted ", 0) == 0);
+  CHECK(flushes > static_cast<int>(m.samples_ns.size()));  // every sample, and the re-warm ones
+}
+
+TEST_CASE("sampling: a floor never met fails the arm and names the fix") {
+  ScriptedTimer timer;
+  ScriptedClock clock;
+  clock.mhz = [](int) { return 700.0; };
+  ArmWork w{timer, [] {}, [] {}, &clock};
+  Measurement m;
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), m), doctest::Contains("--clock-floor"),
+                       Error);
+  // With the floor off the same clock is measured, not refused.
+  MeasureSettings off = quick();
+  off.clock_floor = 0;
+  Measurement m2;
+  sample_until_stopped(w, off, m2);
+  CHECK(m2.clock.rejected == 0);
+  CHECK(m2.clock.sample_mhz.front() == 700.0);
+}
+
+TEST_CASE("sampling: a kernel set that changes between batches fails the arm") {
+  ScriptedTimer timer;
+  ArmWork w{timer,
+            [&] {
+              if (timer.calls == 2) timer.kernels = {"other"};
+            },
+            [] {}, nullptr};
+  Measurement m;
+  MeasureSettings s = quick();
+  s.max_noise = 1e-9;  // never stops on noise: it needs several batches
+  s.stopping = "stdrel";
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w, s, m), doctest::Contains("set of kernels changed"),
+                       Error);
+}
+
+TEST_CASE("sampling: unclocked samples (a CPU arm) are judged as measured") {
+  ScriptedTimer timer;
+  ArmWork w{timer, [] {}, [] {}, nullptr};
+  Measurement m;
+  warm_up(w, quick(), m);
+  CHECK(m.warmup_iterations >= 3);
+  sample_until_stopped(w, quick(), m);
+  CHECK(m.clock.sample_mhz.empty());
+  CHECK(m.clock.floor_mhz == 0);
+  CHECK(m.stop_reason.rfind("clock-adjusted", 0) != 0);
+  CHECK(m.kernel_names == std::vector<std::string>{"k"});
 }

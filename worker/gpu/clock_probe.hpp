@@ -6,11 +6,11 @@
 #include <memory>
 #include <vector>
 
-#include "clock_guard.hpp"
+#include "sampling.hpp"
 
 namespace abh::worker::gpu {
 
-class ClockProbe {
+class ClockProbe final : public SampleClock {
  public:
   // Measures the global timer's resolution on `stream` and holds stamps for `capacity` samples.
   ClockProbe(int device, void* stream, int capacity);
@@ -18,16 +18,16 @@ class ClockProbe {
   ClockProbe(const ClockProbe&) = delete;
   ClockProbe& operator=(const ClockProbe&) = delete;
 
-  int capacity() const;
-  int peak_mhz() const;  // the GPU's peak SM clock (cudaDevAttrClockRate)
-  double timer_resolution_ns() const;
+  int capacity() const override;
+  int peak_mhz() const override;  // the GPU's peak SM clock (cudaDevAttrClockRate)
+  double timer_resolution_ns() const override;
   // Clears the stamps of samples [0, count); call with the device idle, before enqueuing them.
-  void reset(int count);
-  void open(int sample);   // enqueues the stamp before sample `sample`
-  void close(int sample);  // enqueues the stamp after it
+  void reset(int count) override;
+  void open(int sample) override;   // enqueues the stamp before sample `sample`
+  void close(int sample) override;  // enqueues the stamp after it
   // With the device idle again: one reading per sample. Throws when a sample has no SM that both
   // stamps ran on (never a guessed clock).
-  std::vector<ClockReading> read(int count) const;
+  std::vector<ClockReading> read(int count) const override;
 
  private:
   struct Impl;

@@ -1,0 +1,47 @@
+// The measurement loop of one arm (C4): warm-up, then batches of timed samples until the stopping
+// rule holds, with the clock floor (clock_guard.hpp) applied to every batch when the samples are
+// clocked. It fills the Measurement of the result; measure_arm in main.cpp sets up what it needs.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "clock_guard.hpp"
+#include "result.hpp"
+#include "settings.hpp"
+#include "timer.hpp"
+
+namespace abh::worker {
+
+// Where each sample's clock comes from: stamp kernels around it (gpu/clock_probe.hpp). A CPU arm
+// has none.
+class SampleClock {
+ public:
+  virtual ~SampleClock() = default;
+  virtual int peak_mhz() const = 0;
+  virtual double timer_resolution_ns() const = 0;
+  virtual int capacity() const = 0;  // samples per batch it can hold
+  virtual void reset(int count) = 0;
+  virtual void open(int sample) = 0;
+  virtual void close(int sample) = 0;
+  virtual std::vector<ClockReading> read(int count) const = 0;
+};
+
+struct ArmWork {
+  Timer& timer;
+  std::function<void()> iteration;  // the timed work: one enqueue of the plugin's problem
+  std::function<void()> prepare;    // before each sample, outside the window: the L2 flush
+  SampleClock* clock = nullptr;     // null: samples are not clocked
+};
+
+// At least warmup_iterations and warmup_min_s of measured time, results discarded; batches double
+// so that a microsecond kernel does not pay a timer round trip per iteration.
+void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m);
+
+// Samples until the stopping rule holds; fills samples_ns, clock, measured_time_s, stop_reason,
+// noise and kernel_names. Throws when the kernel set changes between batches or the clock floor
+// cannot be met within max_time_s of recovery pauses with fewer than min_samples kept.
+void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measurement& m);
+
+}  // namespace abh::worker
