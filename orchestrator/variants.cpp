@@ -1,5 +1,6 @@
 #include "variants.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <ostream>
@@ -13,6 +14,21 @@
 
 namespace abh {
 namespace fs = std::filesystem;
+
+namespace {
+
+// SHA-256 over the names and contents of the plugin headers (abharness/*), in name order.
+std::string plugin_headers_digest(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  Sha256 h;
+  for (const auto& f : files) h.field(f.filename().string()).field(sha256_file(f));
+  return h.hex();
+}
+
+}  // namespace
 
 json worker_json(const fs::path& worker, const std::vector<std::string>& args,
                  const fs::path& scratch_dir) {
@@ -53,10 +69,10 @@ Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const f
   BuildRecipe recipe;
   try {
     recipe = load_recipe(src, req.target, vars);
-    // The ABI header is an input of every build: hashing it into the recipe's environment puts
-    // it in the build cache key, so a plugin built against an older header is never reused.
-    recipe.env["ABHARNESS_PLUGIN_H_SHA256"] =
-        sha256_file(fs::path(vars.abharness_include) / "abharness" / "plugin.h");
+    // The plugin headers are an input of every build: hashing them into the recipe's environment
+    // puts them in the build cache key, so a plugin built against older headers is never reused.
+    recipe.env["ABHARNESS_HEADERS_SHA256"] =
+        plugin_headers_digest(fs::path(vars.abharness_include) / "abharness");
   } catch (const Error& e) {
     // The manifest is the user's to fix (or --target is): a usage error, not a crash.
     throw UsageError(req.name + " (" + req.source.requested + "): " + e.what());

@@ -2,7 +2,7 @@
 // Verification copies C back and compares up to 64 rows spread over the output with an fp64 host
 // reference; each element's error is normalised by sum_p |a_ip * b_pj| (the bound of fp32
 // accumulation error); tolerance 1e-4.
-#include <abharness/plugin.h>
+#include <abharness/plugin_support.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -36,9 +36,7 @@ DeviceBuffer upload(const std::vector<float>& host) {
   return d;
 }
 
-void say(char* err, size_t len, const std::string& msg) {
-  if (err && len) std::snprintf(err, len, "%s", msg.c_str());
-}
+using abh_plugin::say;
 
 // Pulls one integer out of a flat JSON object without a JSON library (nvcc builds this file on
 // machines that may lack nlohmann/json). Strict enough for {"m":1,"n":2,"k":3,"seed":4}.
@@ -151,14 +149,10 @@ int tactic_count(abh_problem*) {
   return 1;
 }
 int tactic_key(abh_problem*, int index, char* buf, size_t len) {
-  if (index != 0) return ABH_ERR_INVALID_PARAMS;
-  std::snprintf(buf, len, "%s", cuda_gemm::kernel_name());
-  return ABH_OK;
+  return abh_plugin::single_tactic_key(cuda_gemm::kernel_name(), index, buf, len);
 }
 int select_tactic(abh_problem*, const char* key, char* err, size_t len) {
-  if (std::strcmp(key, cuda_gemm::kernel_name()) == 0) return ABH_OK;
-  say(err, len, std::string("cuda-gemm has one tactic, '") + cuda_gemm::kernel_name() + "'");
-  return ABH_ERR_INVALID_PARAMS;
+  return abh_plugin::single_tactic_select("cuda-gemm", cuda_gemm::kernel_name(), key, err, len);
 }
 int library_versions(char* buf, size_t len) {
   int rt = 0;
@@ -166,9 +160,6 @@ int library_versions(char* buf, size_t len) {
   std::snprintf(buf, len, "{\"cudart\":\"%d\",\"cuda-gemm-kernel\":\"%s\"}", rt,
                 cuda_gemm::kernel_name());
   return ABH_OK;
-}
-void destroy(abh_problem* p) {
-  std::unique_ptr<abh_problem> owned(p);
 }
 
 const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
@@ -183,10 +174,8 @@ const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
                               tactic_key,
                               select_tactic,
                               library_versions,
-                              destroy};
+                              abh_plugin::destroy_problem};
 
 }  // namespace
 
-extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {
-  return &kTable;
-}
+ABH_PLUGIN_ENTRY(kTable)

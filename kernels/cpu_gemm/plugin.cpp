@@ -4,7 +4,7 @@
 // spread over the output; the error of each element is normalised by sum_p |a_ip * b_pj|, the
 // natural bound of fp32 accumulation error, and the tolerance is 1e-4 (fp32: k * 2^-24 stays
 // below it up to k = 1677; random-sign inputs stay orders of magnitude below in practice).
-#include <abharness/plugin.h>
+#include <abharness/plugin_support.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -27,9 +27,7 @@ namespace {
 constexpr double kTolerance = 1e-4;
 constexpr std::size_t kMaxDim = 1u << 16;
 
-void say(char* err, size_t len, const std::string& msg) {
-  if (err && len) std::snprintf(err, len, "%s", msg.c_str());
-}
+using abh_plugin::say;
 
 int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
   try {
@@ -104,22 +102,14 @@ int tactic_count(abh_problem*) {
   return 1;
 }
 int tactic_key(abh_problem*, int index, char* buf, size_t len) {
-  if (index != 0) return ABH_ERR_INVALID_PARAMS;
-  std::snprintf(buf, len, "%s", cpu_gemm::kernel_name());
-  return ABH_OK;
+  return abh_plugin::single_tactic_key(cpu_gemm::kernel_name(), index, buf, len);
 }
 int select_tactic(abh_problem*, const char* key, char* err, size_t len) {
-  if (std::strcmp(key, cpu_gemm::kernel_name()) == 0) return ABH_OK;
-  say(err, len,
-      std::string("cpu-gemm has one tactic, '") + cpu_gemm::kernel_name() + "'; use --tactic auto");
-  return ABH_ERR_INVALID_PARAMS;
+  return abh_plugin::single_tactic_select("cpu-gemm", cpu_gemm::kernel_name(), key, err, len);
 }
 int library_versions(char* buf, size_t len) {
   std::snprintf(buf, len, "{\"cpu-gemm-kernel\":\"%s\"}", cpu_gemm::kernel_name());
   return ABH_OK;
-}
-void destroy(abh_problem* p) {
-  std::unique_ptr<abh_problem> owned(p);
 }
 
 const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
@@ -134,10 +124,8 @@ const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
                               tactic_key,
                               select_tactic,
                               library_versions,
-                              destroy};
+                              abh_plugin::destroy_problem};
 
 }  // namespace
 
-extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {
-  return &kTable;
-}
+ABH_PLUGIN_ENTRY(kTable)

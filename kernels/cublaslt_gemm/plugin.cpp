@@ -22,9 +22,9 @@
 // accumulation), 2^-6 for fp8 precisions (fp8 tensor-core accumulation is promoted to fp32 in
 // chunks, so it adds more rounding steps). D is poisoned with NaN at creation: an element that no
 // iteration wrote fails verification.
-#include <abharness/plugin.h>
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <abharness/plugin_support.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -537,10 +537,6 @@ int library_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 
-void destroy(abh_problem* p) {
-  delete p;
-}
-
 const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
                               "cublaslt-gemm",
                               ABH_DEVICE_CUDA,
@@ -553,10 +549,8 @@ const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
                               tactic_key,
                               select_tactic,
                               library_versions,
-                              destroy};
+                              abh_plugin::destroy_problem};
 
 }  // namespace
 
-extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {
-  return &kTable;
-}
+ABH_PLUGIN_ENTRY(kTable)

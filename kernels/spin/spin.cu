@@ -10,7 +10,7 @@
 //   arm).
 // "alternate_kernels": true (spin mode) launches a second, differently named kernel on every other
 //   iteration, to prove that the CUPTI timer refuses a kernel set that changes between samples.
-#include <abharness/plugin.h>
+#include <abharness/plugin_support.hpp>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -208,23 +208,16 @@ const char* tactic_name(const abh_problem* p) {
   return p->mode == "spin" ? "spin-v1" : "read-v1";
 }
 int tactic_key(abh_problem* p, int index, char* buf, size_t len) {
-  if (index != 0) return ABH_ERR_INVALID_PARAMS;
-  std::snprintf(buf, len, "%s", tactic_name(p));
-  return ABH_OK;
+  return abh_plugin::single_tactic_key(tactic_name(p), index, buf, len);
 }
 int select_tactic(abh_problem* p, const char* key, char* err, size_t len) {
-  if (std::strcmp(key, tactic_name(p)) == 0) return ABH_OK;
-  say(err, len, std::string("this problem has one tactic, '") + tactic_name(p) + "'");
-  return ABH_ERR_INVALID_PARAMS;
+  return abh_plugin::single_tactic_select("spin", tactic_name(p), key, err, len);
 }
 int library_versions(char* buf, size_t len) {
   int rt = 0;
   cudaRuntimeGetVersion(&rt);
   std::snprintf(buf, len, "{\"spin-plugin\":\"1\",\"cudart\":\"%d\"}", rt);
   return ABH_OK;
-}
-void destroy(abh_problem* p) {
-  delete p;
 }
 
 const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
@@ -239,10 +232,8 @@ const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
                               tactic_key,
                               select_tactic,
                               library_versions,
-                              destroy};
+                              abh_plugin::destroy_problem};
 
 }  // namespace
 
-extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {
-  return &kTable;
-}
+ABH_PLUGIN_ENTRY(kTable)
