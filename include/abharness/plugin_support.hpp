@@ -2,8 +2,9 @@
  * every plugin would otherwise repeat. A plugin is still a plain table of C functions; use as
  * much or as little of this as suits it.
  *
- *   const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION, "my-gemm", ABH_DEVICE_CUDA, ...};
- *   ABH_PLUGIN_ENTRY(kTable)
+ *   // functions named after the ABI's fields: create, enqueue, verify, flops, min_bytes,
+ *   // tactic_count, tactic_key, select_tactic, library_versions (destroy: destroy_problem)
+ *   ABH_PLUGIN_DEFINE("my-gemm", ABH_DEVICE_CUDA)
  */
 #ifndef ABHARNESS_PLUGIN_SUPPORT_HPP
 #define ABHARNESS_PLUGIN_SUPPORT_HPP
@@ -53,5 +54,14 @@ void destroy_problem(Problem* p) {
   extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) { \
     return &(table);                                                             \
   }
+
+/* The table of a plugin whose functions are named after the ABI's fields, visible where the
+ * macro is used, with destroy_problem as destroy; and the exported entry that returns it. */
+#define ABH_PLUGIN_DEFINE(name, device)                                                       \
+  static const abh_plugin_v1 abh_plugin_table_ = {                                            \
+      ABH_PLUGIN_ABI_VERSION, (name),       (device),       create,       enqueue,          \
+      verify,                 flops,        min_bytes,      tactic_count, tactic_key,       \
+      select_tactic,          library_versions, abh_plugin::destroy_problem};                 \
+  ABH_PLUGIN_ENTRY(abh_plugin_table_)
 
 #endif

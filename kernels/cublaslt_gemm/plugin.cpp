@@ -537,20 +537,6 @@ int library_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 
-const abh_plugin_v1 kTable = {ABH_PLUGIN_ABI_VERSION,
-                              "cublaslt-gemm",
-                              ABH_DEVICE_CUDA,
-                              create,
-                              enqueue,
-                              verify,
-                              flops,
-                              min_bytes,
-                              tactic_count,
-                              tactic_key,
-                              select_tactic,
-                              library_versions,
-                              abh_plugin::destroy_problem};
-
 }  // namespace
 
-ABH_PLUGIN_ENTRY(kTable)
+ABH_PLUGIN_DEFINE("cublaslt-gemm", ABH_DEVICE_CUDA)
