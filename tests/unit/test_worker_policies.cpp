@@ -155,9 +155,8 @@ class ScriptedClock final : public SampleClock {
 };
 
 MeasureSettings quick() {
-  MeasureSettings s;
+  MeasureSettings s = stdrel_settings();
   s.min_samples = 20;
-  s.min_time_s = 0.001;
   s.max_time_s = 0.05;
   s.clock_recovery_s = 0.001;
   return s;
