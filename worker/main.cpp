@@ -74,6 +74,14 @@ std::string resolve_timer(const std::string& requested, bool cuda) {
 
 int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std::string& arm,
                 std::chrono::steady_clock::time_point process_start) {
+  // Seconds since the process started, on the log lines that mark the phases of an arm.
+  auto at = [&] {
+    char b[32];
+    std::snprintf(
+        b, sizeof b, "[%.3f s] ",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count());
+    return std::string(b);
+  };
   ArmResult r;
   r.started_at = now_utc();
   r.pid = static_cast<int>(::getpid());
@@ -93,7 +101,9 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
   const fs::path plugin_path = run_dir / variant.plugin;
   r.plugin_sha256 = sha256_file(plugin_path);
 
+  std::cout << at() << "plan read, binaries hashed" << std::endl;
   Plugin plugin(plugin_path);
+  std::cout << at() << "plugin loaded" << std::endl;
   const bool cuda = plugin.is_cuda();
   r.measurement.timer = resolve_timer(s.timer, cuda);
   std::cout << "worker " << ::getpid() << ": " << shape.id << "/" << arm << " (" << task->variant
@@ -137,11 +147,14 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
     r.environment = probe_host();
   }
   r.environment.libraries = plugin.library_versions();
+  std::cout << at() << "device session open, environment probed" << std::endl;
 
   auto problem = plugin.create(shape.params);
   r.measurement.flops = problem->flops();
   r.measurement.min_bytes = problem->min_bytes();
+  std::cout << at() << "problem created" << std::endl;
   auto timer = make_timer(r.measurement.timer, tctx);
+  std::cout << at() << "timer ready" << std::endl;
   ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, flush};
   SampleHooks flush_hooks;
   flush_hooks.before = [&](int) { flush(); };
@@ -159,7 +172,7 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
   TacticChoice tactic = choose_tactic(*problem, *timer, flush_hooks, tctx.stream, s.tactic, tac);
   r.measurement.tactic = tactic.key;
   r.measurement.tactic_choice = tactic.how;
-  std::cout << "tactic " << tactic.key << " (" << tactic.how << ")" << std::endl;
+  std::cout << at() << "tactic " << tactic.key << " (" << tactic.how << ")" << std::endl;
 
   r.telemetry.before = telemetry();
   r.measurement.ready_s =
@@ -184,14 +197,7 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
     r.telemetry.note = note;
   }
 #endif
-  // Seconds since the process started, on the log lines that mark the phases of an arm.
-  auto at = [&] {
-    char b[32];
-    std::snprintf(
-        b, sizeof b, "[%.3f s] ",
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count());
-    return std::string(b);
-  };
+
   std::cout << at() << samples.size() << " samples, median " << median(samples) << " ns, "
             << r.measurement.stop_reason << std::endl;
 
