@@ -68,9 +68,21 @@ std::vector<Environment> probe_machine(const fs::path& worker, bool cuda,
     out.push_back(environment_from_json(worker_json(worker, {"probe"}, scratch), "host probe"));
     return out;
   }
-  for (const auto& g : gpus)
-    out.push_back(environment_from_json(worker_json(worker, {"probe", "--gpu", g}, scratch),
-                                        "probe of GPU " + g));
+  for (const auto& g : gpus) {
+    // Workers see only their own GPU (sweep.cpp); the plan records each GPU as they see it, so a
+    // result's environment can be compared with it. A selector that is not a UUID is resolved
+    // first.
+    std::string uuid = g;
+    if (g.rfind("GPU-", 0) != 0) {
+      Environment e = environment_from_json(worker_json(worker, {"probe", "--gpu", g}, scratch),
+                                            "probe of GPU " + g);
+      if (!e.gpu) throw Error("the probe of GPU " + g + " describes no GPU");
+      uuid = e.gpu->uuid;
+    }
+    out.push_back(environment_from_json(
+        worker_json(worker, {"probe", "--gpu", uuid}, scratch, {{"CUDA_VISIBLE_DEVICES", uuid}}),
+        "probe of GPU " + g));
+  }
   return out;
 }
 

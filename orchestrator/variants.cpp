@@ -31,9 +31,10 @@ std::string plugin_headers_digest(const fs::path& dir) {
 }  // namespace
 
 json worker_json(const fs::path& worker, const std::vector<std::string>& args,
-                 const fs::path& scratch_dir) {
+                 const fs::path& scratch_dir, const std::map<std::string, std::string>& env) {
   fs::create_directories(scratch_dir);
   SpawnSpec spec;
+  spec.env = env;
   spec.argv.push_back(worker.string());
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   std::string tag = args.empty() ? "worker" : args[0];

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <iosfwd>
+#include <map>
 #include <string>
 
 #include "plan.hpp"
@@ -24,6 +25,7 @@ Variant prepare_variant(const std::filesystem::path& repo, const VariantRequest&
 
 // Runs `abharness-worker <args>` and parses its stdout as JSON (describe, probe).
 json worker_json(const std::filesystem::path& worker, const std::vector<std::string>& args,
-                 const std::filesystem::path& scratch_dir);
+                 const std::filesystem::path& scratch_dir,
+                 const std::map<std::string, std::string>& env = {});
 
 }  // namespace abh

@@ -12,6 +12,8 @@ rc=0; "$WORKER" probe --gpu GPU-00000000-0000-0000-0000-000000000000 >/dev/null 
 grep -q "no CUDA device has UUID" "$TMP/bad.txt" || fail "unclear message: $(cat "$TMP/bad.txt")"
 # Start-up to first sample: the launcher records CLOCK_MONOTONIC just before exec'ing the worker;
 # the worker (ABH_STARTUP_TRACE=1) prints the same clock when it enqueues its first timed iteration.
+# The worker sees only its GPU, as the orchestrator starts it (orchestrator/sweep.cpp): on a 2-GPU
+# machine the driver's start-up otherwise costs ~0.2 s more.
 lat=()
 for i in 1 2 3; do
   d="$TMP/start$i"
@@ -20,7 +22,7 @@ for i in 1 2 3; do
     '{"mode":"spin","duration_us":10}' stopping=fixed min_samples=1 warmup_iterations=0 \
     warmup_min_s=0 min_time_s=0
   rc=0
-  ABH_STARTUP_TRACE=1 python3 -c '
+  CUDA_VISIBLE_DEVICES=$uuid ABH_STARTUP_TRACE=1 python3 -c '
 import os, sys, time
 open(sys.argv[1], "w").write(str(time.monotonic_ns()))
 os.execv(sys.argv[2], sys.argv[2:])' "$d/t0" "$WORKER" run --run-dir "$d" --shape s --arm A1 \
