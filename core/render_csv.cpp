@@ -9,9 +9,9 @@ namespace abh {
 namespace {
 
 // Per-arm columns, prefixed with the arm name ("A1_median_ns"); "failure" must stay last.
-constexpr std::array<const char*, 10> kArmColumns = {"median_ns",    "min_ns", "noise",  "samples",
-                                                     "tflops",       "gbps",   "tactic", "kernels",
-                                                     "sol_fraction", "failure"};
+constexpr std::array<const char*, 13> kArmColumns = {
+    "median_ns", "min_ns",       "noise",         "samples",    "tflops",      "gbps",   "tactic",
+    "kernels",   "sol_fraction", "raw_median_ns", "median_mhz", "clock_slope", "failure"};
 
 std::string field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -41,7 +41,9 @@ std::string render_csv(const Report& r, const RenderOptions&) {
       "shape", "label", "verdict", "speedup", "ci_lo", "ci_hi", "drift", "baseline_ns",
       "candidate_ns", "throttled_arms", "failure",
       // Speed of light (docs/roofline.md); empty without one.
-      "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction"};
+      "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction",
+      // Comparison at one SM clock (docs/statistics.md); empty when not clock-normalized.
+      "reference_mhz", "clock_gap"};
   for (const auto& a : arms)
     for (const char* col : kArmColumns) header.push_back(a + "_" + col);
 
@@ -67,7 +69,9 @@ std::string render_csv(const Report& r, const RenderOptions&) {
                                       number(row.sol_ns),
                                       row.sol_bound,
                                       number(row.baseline_sol_fraction),
-                                      number(row.candidate_sol_fraction)};
+                                      number(row.candidate_sol_fraction),
+                                      number(row.reference_mhz),
+                                      number(row.clock_gap)};
     for (const auto& name : arms) {
       const ArmStats* a = fmt::find_arm(row, name);
       if (!a || !a->ok) {
@@ -78,7 +82,9 @@ std::string render_csv(const Report& r, const RenderOptions&) {
       cells.insert(cells.end(),
                    {fmt::exact(a->median_ns), fmt::exact(a->min_ns), fmt::exact(a->noise),
                     std::to_string(a->samples), number(a->tflops), number(a->gbps), a->tactic,
-                    join(a->kernel_names, ";"), number(a->sol_fraction), ""});
+                    join(a->kernel_names, ";"), number(a->sol_fraction),
+                    fmt::exact(a->raw_median_ns), number(a->median_mhz), number(a->clock_slope),
+                    ""});
     }
     emit(cells);
   }

@@ -864,6 +864,17 @@ TEST_CASE("report: arms at different clocks are compared at one clock, unless as
   // The candidate ran 3 % slower clocks than the baseline: recorded, so a reader can see it.
   REQUIRE(row.clock_gap);
   CHECK(*row.clock_gap == doctest::Approx(1450.0 / 1462.5 - 1).epsilon(0.2));
+  auto rows = parse_csv(render(r, "csv", {}));
+  REQUIRE(rows.size() == 2);
+  auto col = [&](const std::string& name) {
+    auto it = std::find(rows[0].begin(), rows[0].end(), name);
+    REQUIRE(it != rows[0].end());
+    return static_cast<std::size_t>(it - rows[0].begin());
+  };
+  CHECK(std::stod(rows[1][col("reference_mhz")]) == *row.reference_mhz);
+  CHECK(std::stod(rows[1][col("A2_raw_median_ns")]) == row.arms[2].raw_median_ns);
+  CHECK(std::stod(rows[1][col("B_clock_slope")]) == *row.arms[1].clock_slope);
+  CHECK(rows[0].back() == "A2_failure");
   check_round_trip(r);
   CHECK(schema_errors(to_json(r)).empty());
 }
