@@ -79,12 +79,12 @@ std::string render_csv(const Report& r, const RenderOptions&) {
         cells.push_back(a ? a->failure : "");
         continue;
       }
-      cells.insert(cells.end(),
-                   {fmt::exact(a->median_ns), fmt::exact(a->min_ns), fmt::exact(a->noise),
-                    std::to_string(a->samples), number(a->tflops), number(a->gbps), a->tactic,
-                    join(a->kernel_names, ";"), number(a->sol_fraction),
-                    fmt::exact(a->raw_median_ns), number(a->median_mhz), number(a->clock_slope),
-                    ""});
+      cells.insert(
+          cells.end(),
+          {fmt::exact(a->median_ns), fmt::exact(a->min_ns), fmt::exact(a->noise),
+           std::to_string(a->samples), number(a->tflops), number(a->gbps), a->tactic,
+           join(a->kernel_names, ";"), number(a->sol_fraction), fmt::exact(a->raw_median_ns),
+           number(a->median_mhz), number(a->clock_slope), ""});
     }
     emit(cells);
   }
