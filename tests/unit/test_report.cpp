@@ -239,6 +239,13 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& s) {
   return rows;
 }
 
+// The index of a CSV header column; fails the test when there is none.
+std::size_t csv_column(const std::vector<std::vector<std::string>>& rows, const std::string& name) {
+  auto it = std::find(rows.at(0).begin(), rows.at(0).end(), name);
+  REQUIRE(it != rows[0].end());
+  return static_cast<std::size_t>(it - rows[0].begin());
+}
+
 // Minimal XML well-formedness: balanced, properly nested tags; quoted attributes; entities known.
 // Returns the element names in document order.
 std::vector<std::string> check_xml(const std::string& s) {
@@ -677,11 +684,7 @@ TEST_CASE("report: speed-of-light fraction per arm on a GPU in the table") {
   CHECK(md.find("| SOL |") != std::string::npos);
   auto rows = parse_csv(render(r, "csv", {}));
   REQUIRE(rows.size() == 4);
-  auto col = [&](const std::string& name) {
-    auto it = std::find(rows[0].begin(), rows[0].end(), name);
-    REQUIRE(it != rows[0].end());
-    return static_cast<std::size_t>(it - rows[0].begin());
-  };
+  auto col = [&](const std::string& name) { return csv_column(rows, name); };
   CHECK(std::stod(rows[3][col("sol_ns")]) == *big.sol_ns);
   CHECK(rows[3][col("sol_bound")] == "compute");
   CHECK(std::stod(rows[3][col("A1_sol_fraction")]) == *big.arms[0].sol_fraction);
@@ -866,11 +869,7 @@ TEST_CASE("report: arms at different clocks are compared at one clock, unless as
   CHECK(*row.clock_gap == doctest::Approx(1450.0 / 1462.5 - 1).epsilon(0.2));
   auto rows = parse_csv(render(r, "csv", {}));
   REQUIRE(rows.size() == 2);
-  auto col = [&](const std::string& name) {
-    auto it = std::find(rows[0].begin(), rows[0].end(), name);
-    REQUIRE(it != rows[0].end());
-    return static_cast<std::size_t>(it - rows[0].begin());
-  };
+  auto col = [&](const std::string& name) { return csv_column(rows, name); };
   CHECK(std::stod(rows[1][col("reference_mhz")]) == *row.reference_mhz);
   CHECK(std::stod(rows[1][col("A2_raw_median_ns")]) == row.arms[2].raw_median_ns);
   CHECK(std::stod(rows[1][col("B_clock_slope")]) == *row.arms[1].clock_slope);
