@@ -57,11 +57,20 @@ void destroy_problem(Problem* p) {
 
 /* The table of a plugin whose functions are named after the ABI's fields, visible where the
  * macro is used, with destroy_problem as destroy; and the exported entry that returns it. */
-#define ABH_PLUGIN_DEFINE(name, device)                                                       \
-  static const abh_plugin_v1 abh_plugin_table_ = {                                            \
-      ABH_PLUGIN_ABI_VERSION, (name),       (device),       create,       enqueue,          \
-      verify,                 flops,        min_bytes,      tactic_count, tactic_key,       \
-      select_tactic,          library_versions, abh_plugin::destroy_problem};                 \
+#define ABH_PLUGIN_DEFINE(name, device)                                         \
+  static const abh_plugin_v1 abh_plugin_table_ = {ABH_PLUGIN_ABI_VERSION,       \
+                                                  (name),                       \
+                                                  (device),                     \
+                                                  create,                       \
+                                                  enqueue,                      \
+                                                  verify,                       \
+                                                  flops,                        \
+                                                  min_bytes,                    \
+                                                  tactic_count,                 \
+                                                  tactic_key,                   \
+                                                  select_tactic,                \
+                                                  library_versions,             \
+                                                  abh_plugin::destroy_problem}; \
   ABH_PLUGIN_ENTRY(abh_plugin_table_)
 
 #endif

@@ -10,8 +10,8 @@
 //   arm).
 // "alternate_kernels": true (spin mode) launches a second, differently named kernel on every other
 //   iteration, to prove that the CUPTI timer refuses a kernel set that changes between samples.
-#include <abharness/plugin_support.hpp>
 #include <cuda_runtime_api.h>
+#include <abharness/plugin_support.hpp>
 
 #include <cstdio>
 #include <cstring>
