@@ -4,11 +4,40 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <string>
 
 #include "gpu/clock_probe_kernels.hpp"
 #include "gpu/cuda_check.hpp"
 
 namespace abh::worker::gpu {
+namespace {
+
+struct FreeHost {
+  void operator()(unsigned long long* p) const { cudaFreeHost(p); }
+};
+
+// Pinned host words that the GPU writes directly (mapped memory): the stamps land where the host
+// reads them once the stream is idle, with no copy.
+class MappedWords {
+ public:
+  MappedWords(size_t n, const std::string& what) {
+    unsigned long long* p = nullptr;
+    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&p), n * sizeof *p, cudaHostAllocMapped),
+               "cudaHostAlloc of " + std::to_string(n * sizeof *p) + " bytes (" + what + ")");
+    host_.reset(p);
+    cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_), p, 0),
+               "cudaHostGetDevicePointer (" + what + ")");
+  }
+  unsigned long long* host() const { return host_.get(); }
+  unsigned long long* dev() const { return dev_; }
+
+ private:
+  std::unique_ptr<unsigned long long, FreeHost> host_;
+  unsigned long long* dev_ = nullptr;
+};
+
+}  // namespace
 
 struct ClockProbe::Impl {
   cudaStream_t stream = nullptr;
@@ -17,29 +46,13 @@ struct ClockProbe::Impl {
   int slots = 0;   // %nsmid: stamp slots per probe
   int peak_mhz = 0;
   double resolution_ns = 0;
-  unsigned long long* host = nullptr;  // mapped, pinned: [sample][open|close][slot][timer|cycles]
-  unsigned long long* dev = nullptr;
+  std::unique_ptr<MappedWords> words;  // [sample][open|close][slot][timer|cycles]
 
   size_t probe_words() const { return static_cast<size_t>(slots) * 2; }
   unsigned long long* stamps(unsigned long long* base, int sample, int which) const {
     return base + (static_cast<size_t>(sample) * 2 + static_cast<size_t>(which)) * probe_words();
   }
 };
-
-namespace {
-
-struct PinnedWords {
-  unsigned long long* p = nullptr;
-  explicit PinnedWords(size_t n) {
-    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&p), n * sizeof *p, cudaHostAllocMapped),
-               "cudaHostAlloc (clock probe)");
-  }
-  ~PinnedWords() {
-    if (p) cudaFreeHost(p);
-  }
-};
-
-}  // namespace
 
 ClockProbe::ClockProbe(int device, void* stream, int capacity) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
@@ -52,34 +65,23 @@ ClockProbe::ClockProbe(int device, void* stream, int capacity) : impl_(std::make
   cuda_check(cudaDeviceGetAttribute(&m.blocks, cudaDevAttrMultiProcessorCount, device),
              "cudaDeviceGetAttribute(MultiProcessorCount)");
 
-  PinnedWords calib(2);
-  unsigned long long* calib_dev = nullptr;
-  cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&calib_dev), calib.p, 0),
-             "cudaHostGetDevicePointer (clock probe)");
-  calib.p[0] = calib.p[1] = 0;
-  cuda_check(launch_timer_resolution(m.stream, calib_dev), "launching the timer-resolution probe");
+  MappedWords calib(2, "timer-resolution probe");
+  unsigned long long* c = calib.host();
+  c[0] = c[1] = 0;
+  cuda_check(launch_timer_resolution(m.stream, calib.dev()),
+             "launching the timer-resolution probe");
   cuda_check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize (timer-resolution probe)");
-  if (calib.p[0] == 0 || calib.p[1] == 0)
+  if (c[0] == 0 || c[1] == 0)
     throw Error(
         "the GPU's %globaltimer did not advance (or %nsmid read 0) in the clock probe: "
         "samples cannot be clocked on this GPU (please report it with `abharness doctor`)");
-  m.resolution_ns = static_cast<double>(calib.p[0]);
-  m.slots = static_cast<int>(calib.p[1]);
-
-  const size_t words = static_cast<size_t>(m.capacity) * 2 * m.probe_words();
-  cuda_check(
-      cudaHostAlloc(reinterpret_cast<void**>(&m.host), words * sizeof *m.host, cudaHostAllocMapped),
-      "cudaHostAlloc of " + std::to_string(words * 8 >> 10) + " KiB (clock probe)");
-  cudaError_t e = cudaHostGetDevicePointer(reinterpret_cast<void**>(&m.dev), m.host, 0);
-  if (e != cudaSuccess) {
-    cudaFreeHost(m.host);
-    cuda_check(e, "cudaHostGetDevicePointer (clock probe)");
-  }
+  m.resolution_ns = static_cast<double>(c[0]);
+  m.slots = static_cast<int>(c[1]);
+  m.words = std::make_unique<MappedWords>(static_cast<size_t>(m.capacity) * 2 * m.probe_words(),
+                                          "clock stamps");
 }
 
-ClockProbe::~ClockProbe() {
-  if (impl_->host) cudaFreeHost(impl_->host);
-}
+ClockProbe::~ClockProbe() = default;
 
 int ClockProbe::capacity() const {
   return impl_->capacity;
@@ -96,18 +98,19 @@ void ClockProbe::reset(int count) {
   if (count > m.capacity)
     throw Error("clock probe: " + std::to_string(count) + " samples exceed its capacity of " +
                 std::to_string(m.capacity));
-  std::memset(m.host, 0, static_cast<size_t>(count) * 2 * m.probe_words() * sizeof *m.host);
+  std::memset(m.words->host(), 0,
+              static_cast<size_t>(count) * 2 * m.probe_words() * sizeof(unsigned long long));
 }
 
 void ClockProbe::open(int sample) {
   const Impl& m = *impl_;
-  cuda_check(launch_clock_stamp(m.stream, m.blocks, m.stamps(m.dev, sample, 0), m.slots),
+  cuda_check(launch_clock_stamp(m.stream, m.blocks, m.stamps(m.words->dev(), sample, 0), m.slots),
              "launching the opening clock stamp");
 }
 
 void ClockProbe::close(int sample) {
   const Impl& m = *impl_;
-  cuda_check(launch_clock_stamp(m.stream, m.blocks, m.stamps(m.dev, sample, 1), m.slots),
+  cuda_check(launch_clock_stamp(m.stream, m.blocks, m.stamps(m.words->dev(), sample, 1), m.slots),
              "launching the closing clock stamp");
 }
 
@@ -117,8 +120,8 @@ std::vector<ClockReading> ClockProbe::read(int count) const {
   out.reserve(static_cast<size_t>(count));
   std::vector<double> mhz, high;
   for (int i = 0; i < count; ++i) {
-    const unsigned long long* a = m.stamps(m.host, i, 0);
-    const unsigned long long* b = m.stamps(m.host, i, 1);
+    const unsigned long long* a = m.stamps(m.words->host(), i, 0);
+    const unsigned long long* b = m.stamps(m.words->host(), i, 1);
     mhz.clear();
     high.clear();
     for (int s = 0; s < m.slots; ++s) {
