@@ -156,8 +156,6 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
   auto timer = make_timer(r.measurement.timer, tctx);
   std::cout << at() << "timer ready" << std::endl;
   ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, flush};
-  SampleHooks flush_hooks;
-  flush_hooks.before = [&](int) { flush(); };
 
   TacticContext tac;
   // One cache per run, keyed by source identity and plugin hash: in an A/A comparison both sides
@@ -169,7 +167,8 @@ int measure_arm(const fs::path& run_dir, const std::string& shape_id, const std:
                       .field(canonical(to_json(r.environment)))
                       .field(canonical(shape.params))
                       .hex();
-  TacticChoice tactic = choose_tactic(*problem, *timer, flush_hooks, tctx.stream, s.tactic, tac);
+  TacticChoice tactic =
+      choose_tactic(*problem, *timer, work.prepare_only(), tctx.stream, s.tactic, tac);
   r.measurement.tactic = tactic.key;
   r.measurement.tactic_choice = tactic.how;
   std::cout << at() << "tactic " << tactic.key << " (" << tactic.how << ")" << std::endl;

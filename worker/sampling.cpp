@@ -38,9 +38,14 @@ std::string secs(double s) {
 
 }  // namespace
 
+SampleHooks ArmWork::prepare_only() const {
+  SampleHooks h;
+  h.before = [p = prepare](int) { p(); };
+  return h;
+}
+
 void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
-  SampleHooks hooks;
-  hooks.before = [&](int) { w.prepare(); };
+  const SampleHooks hooks = w.prepare_only();
   double warm_s = 0;
   int n = 0, batch = std::max(1, s.warmup_iterations);
   while (n < s.warmup_iterations || warm_s < s.warmup_min_s) {
@@ -54,9 +59,8 @@ void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
 
 void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
   ClockCheck& clock = m.clock;
-  SampleHooks hooks, flush_only;
-  flush_only.before = [&](int) { w.prepare(); };
-  hooks = flush_only;
+  const SampleHooks prepare_only = w.prepare_only();
+  SampleHooks hooks = prepare_only;
   int max_batch = kMaxBatch;
   if (w.clock) {
     clock.peak_mhz = w.clock->peak_mhz();
@@ -131,7 +135,7 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measuremen
       std::this_thread::sleep_for(std::chrono::duration<double>(s.clock_recovery_s));
       clock.recovery_s +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      w.timer.measure(1, flush_only, w.iteration);
+      w.timer.measure(1, prepare_only, w.iteration);
     }
     StopDecision d = rule->check(judged(m), measured_s);
     if (d.stop) {

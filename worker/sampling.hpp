@@ -33,6 +33,8 @@ struct ArmWork {
   std::function<void()> iteration;  // the timed work: one enqueue of the plugin's problem
   std::function<void()> prepare;    // before each sample, outside the window: the L2 flush
   SampleClock* clock = nullptr;     // null: samples are not clocked
+  // Hooks that only prepare each sample (warm-up, tactic tuning, re-warming): no clock stamps.
+  SampleHooks prepare_only() const;
 };
 
 // At least warmup_iterations and warmup_min_s of measured time, results discarded; batches double
