@@ -91,6 +91,14 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measuremen
     std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
     std::vector<ClockReading> readings;
     if (w.clock) readings = w.clock->read(batch);
+    // A reading above the GPU's peak clock is a broken probe, not a fast sample: the report would
+    // move samples by it, so the arm fails instead (the timer's tick allows ~0.1 % on an H200).
+    for (const ClockReading& r : readings)
+      if (clock.peak_mhz > 0 && r.mhz > 1.05 * clock.peak_mhz)
+        throw Error("the clock probe read " + std::to_string(static_cast<int>(r.mhz)) +
+                    " MHz, above this GPU's " + std::to_string(clock.peak_mhz) +
+                    " MHz peak: its stamps cannot be trusted on this GPU, so no clocks are "
+                    "recorded for a comparison (please report it with `abharness doctor`)");
     std::vector<bool> keep = w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
     bool discarded = false;
     for (size_t i = 0; i < got.size(); ++i) {

@@ -200,6 +200,16 @@ TEST_CASE("sampling: a floor never met fails the arm and names the fix") {
   CHECK(m2.clock.sample_mhz.front() == 700.0);
 }
 
+TEST_CASE("sampling: a clock reading above the GPU's peak fails the arm") {
+  ScriptedTimer timer;
+  ScriptedClock clock;
+  clock.mhz = [](int n) { return n == 5 ? 2500.0 : 1500.0; };  // peak 2000
+  ArmWork w{timer, [] {}, [] {}, &clock};
+  Measurement m;
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), m), doctest::Contains("above this GPU"),
+                       Error);
+}
+
 TEST_CASE("sampling: a kernel set that changes between batches fails the arm") {
   ScriptedTimer timer;
   ArmWork w{timer,
