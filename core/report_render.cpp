@@ -194,6 +194,19 @@ std::vector<std::string> clock_notes(const Report& r) {
                   "fitted time-clock line, as locked clocks would measure it; --raw-clocks "
                   "compares the times as measured (docs/statistics.md)");
   }
+  // Said, not silent: a shape that could not be compared at one clock because only some of its
+  // arms carry clock readings (results from before clocks were recorded, resumed into a run).
+  if (r.stats.clock_normalize)
+    for (const auto& row : r.shapes) {
+      if (row.reference_mhz || row.verdict == Verdict::failed) continue;
+      std::string unclocked;
+      std::size_t n = 0;
+      for (const auto& a : row.arms)
+        if (!a.median_mhz) unclocked += (n++ ? ", " : "") + a.arm;
+      if (n > 0 && n < row.arms.size())
+        out.push_back(row.shape + " compared as measured, not at one clock: arm(s) " + unclocked +
+                      " recorded no clock readings");
+    }
   // One shape's gap is mostly the power controller's arm-to-arm wander (a few percent on an H200
   // at its power cap, either way); averaged over shapes it says whether the candidate draws more.
   double log_sum = 0;
