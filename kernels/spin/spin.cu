@@ -51,7 +51,7 @@ __device__ inline unsigned long long global_ns() {
   return t;
 }
 
-__global__ void spin_kernel(unsigned long long ns, unsigned long long* out) {
+__device__ inline void spin_for(unsigned long long ns, unsigned long long* out) {
   if (threadIdx.x != 0) return;
   const unsigned long long start = global_ns();
   unsigned long long now = start;
@@ -59,14 +59,14 @@ __global__ void spin_kernel(unsigned long long ns, unsigned long long* out) {
   out[blockIdx.x] = now - start;
 }
 
+__global__ void spin_kernel(unsigned long long ns, unsigned long long* out) {
+  spin_for(ns, out);
+}
+
 // Same work, another name: lets a test prove that the CUPTI timer refuses samples whose kernel set
 // changes between iterations (as a plugin switching tactics mid-measurement would cause).
 __global__ void spin_kernel_alt(unsigned long long ns, unsigned long long* out) {
-  if (threadIdx.x != 0) return;
-  const unsigned long long start = global_ns();
-  unsigned long long now = start;
-  while (now - start < ns) now = global_ns();
-  out[blockIdx.x] = now - start;
+  spin_for(ns, out);
 }
 
 __global__ void fill_kernel(unsigned* w, std::size_t n) {
