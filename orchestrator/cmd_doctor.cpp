@@ -7,14 +7,14 @@
 
 #include <iostream>
 
-#include "error.hpp"
+#include "system/error.hpp"
 #include "exit_codes.hpp"
 #include "paths.hpp"
-#include "process.hpp"
+#include "system/process.hpp"
 #include "run_command.hpp"
-#include "sha256.hpp"
+#include "system/sha256.hpp"
 #include "variants.hpp"
-#include "version.hpp"
+#include "system/version.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;

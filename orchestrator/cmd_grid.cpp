@@ -6,10 +6,10 @@
 #include <set>
 
 #include "commands.hpp"
-#include "data_dir.hpp"
-#include "error.hpp"
-#include "grid.hpp"
-#include "model_grid.hpp"
+#include "system/data_dir.hpp"
+#include "system/error.hpp"
+#include "model/grid.hpp"
+#include "model/model_grid.hpp"
 
 #ifndef ABH_DATA_DIR
 #define ABH_DATA_DIR ""

@@ -9,18 +9,18 @@
 #include <sstream>
 
 #include "conclude.hpp"
-#include "error.hpp"
+#include "system/error.hpp"
 #include "exit_codes.hpp"
 #include "paths.hpp"
-#include "provenance.hpp"
-#include "report_render.hpp"
+#include "provenance/provenance.hpp"
+#include "report/report_render.hpp"
 #include "run_command.hpp"
 #include "run_lock.hpp"
-#include "sha256.hpp"
-#include "statistics.hpp"
+#include "system/sha256.hpp"
+#include "stats/statistics.hpp"
 #include "sweep.hpp"
 #include "variants.hpp"
-#include "version.hpp"
+#include "system/version.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;

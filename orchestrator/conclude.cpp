@@ -4,13 +4,13 @@
 
 #include <iostream>
 
-#include "data_dir.hpp"
-#include "error.hpp"
+#include "system/data_dir.hpp"
+#include "system/error.hpp"
 #include "exit_codes.hpp"
-#include "json_io.hpp"
-#include "report.hpp"
-#include "report_render.hpp"
-#include "roofline.hpp"
+#include "system/json_io.hpp"
+#include "report/report.hpp"
+#include "report/report_render.hpp"
+#include "stats/roofline.hpp"
 
 #ifndef ABH_DATA_DIR
 #define ABH_DATA_DIR ""

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "plan.hpp"
-#include "provenance.hpp"
+#include "model/plan.hpp"
+#include "provenance/provenance.hpp"
 #include "run_command.hpp"
 
 namespace abh {

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "error.hpp"
+#include "system/error.hpp"
 #include "exit_codes.hpp"
 #include "run_command.hpp"
 #if __has_include("commands.hpp")

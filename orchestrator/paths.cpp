@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "error.hpp"
+#include "system/error.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "error.hpp"
+#include "system/error.hpp"
 
 namespace abh {
 

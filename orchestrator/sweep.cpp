@@ -10,9 +10,9 @@
 #include <mutex>
 #include <thread>
 
-#include "error.hpp"
-#include "json_io.hpp"
-#include "process.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
+#include "system/process.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "plan.hpp"
+#include "model/plan.hpp"
 
 namespace abh {
 

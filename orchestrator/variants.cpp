@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "build.hpp"
-#include "error.hpp"
-#include "materialize.hpp"
+#include "build/build.hpp"
+#include "system/error.hpp"
+#include "git/materialize.hpp"
 #include "paths.hpp"
-#include "process.hpp"
-#include "sha256.hpp"
+#include "system/process.hpp"
+#include "system/sha256.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;

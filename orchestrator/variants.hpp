@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "plan.hpp"
+#include "model/plan.hpp"
 
 namespace abh {
 

@@ -18,15 +18,15 @@
 #include <ctime>
 #include <iostream>
 
-#include "error.hpp"
-#include "plan.hpp"
+#include "system/error.hpp"
+#include "model/plan.hpp"
 #include "plugin.hpp"
-#include "result.hpp"
+#include "model/result.hpp"
 #include "sampling.hpp"
-#include "sha256.hpp"
+#include "system/sha256.hpp"
 #include "tactic_cache.hpp"
 #include "timer.hpp"
-#include "version.hpp"
+#include "system/version.hpp"
 #ifdef ABH_WITH_CUDA
 #include "gpu/clock_probe.hpp"
 #include "gpu/gpu_session.hpp"

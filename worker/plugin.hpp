@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "json_io.hpp"
+#include "system/json_io.hpp"
 
 namespace abh::worker {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <thread>
 
-#include "error.hpp"
-#include "statistics.hpp"
+#include "system/error.hpp"
+#include "stats/statistics.hpp"
 #include "stopping.hpp"
 
 namespace abh::worker {

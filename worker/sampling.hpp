@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "clock_guard.hpp"
-#include "result.hpp"
-#include "settings.hpp"
+#include "model/result.hpp"
+#include "model/settings.hpp"
 #include "timer.hpp"
 
 namespace abh::worker {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "error.hpp"
-#include "result.hpp"
+#include "system/error.hpp"
+#include "model/result.hpp"
 
 namespace abh::worker {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "settings.hpp"
+#include "model/settings.hpp"
 
 namespace abh::worker {
 

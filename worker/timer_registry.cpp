@@ -1,6 +1,6 @@
 #include <map>
 
-#include "error.hpp"
+#include "system/error.hpp"
 #include "timer.hpp"
 
 namespace abh::worker {

@@ -1,4 +1,4 @@
-#include "materialize.hpp"
+#include "git/materialize.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 #include <set>
 #include <system_error>
 
-#include "error.hpp"
-#include "source_identity.hpp"
-#include "worktree.hpp"
+#include "system/error.hpp"
+#include "git/source_identity.hpp"
+#include "git/worktree.hpp"
 
 namespace abh {
 

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "identity.hpp"
+#include "model/identity.hpp"
 
 namespace abh {
 

@@ -1,8 +1,8 @@
-#include "repository.hpp"
+#include "git/repository.hpp"
 
 #include <system_error>
 
-#include "error.hpp"
+#include "system/error.hpp"
 
 namespace abh::git {
 

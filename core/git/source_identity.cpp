@@ -1,4 +1,4 @@
-#include "source_identity.hpp"
+#include "git/source_identity.hpp"
 
 #include <sys/stat.h>
 
@@ -6,9 +6,9 @@
 #include <exception>
 #include <fstream>
 
-#include "error.hpp"
-#include "sha256.hpp"
-#include "worktree.hpp"
+#include "system/error.hpp"
+#include "system/sha256.hpp"
+#include "git/worktree.hpp"
 
 namespace abh::git {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "identity.hpp"
-#include "repository.hpp"
+#include "model/identity.hpp"
+#include "git/repository.hpp"
 
 namespace abh::git {
 

@@ -1,10 +1,10 @@
-#include "worktree.hpp"
+#include "git/worktree.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <exception>
 
-#include "error.hpp"
+#include "system/error.hpp"
 
 namespace abh::git {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "repository.hpp"
+#include "git/repository.hpp"
 
 namespace abh::git {
 

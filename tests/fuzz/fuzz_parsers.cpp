@@ -23,15 +23,15 @@
 #include <string>
 #include <vector>
 
-#include "grid.hpp"
-#include "identity.hpp"
-#include "json_io.hpp"
-#include "manifest.hpp"
-#include "plan.hpp"
-#include "provenance.hpp"
-#include "report.hpp"
-#include "report_render.hpp"
-#include "result.hpp"
+#include "model/grid.hpp"
+#include "model/identity.hpp"
+#include "system/json_io.hpp"
+#include "model/manifest.hpp"
+#include "model/plan.hpp"
+#include "provenance/provenance.hpp"
+#include "report/report.hpp"
+#include "report/report_render.hpp"
+#include "model/result.hpp"
 #include "tactic_cache.hpp"
 
 namespace fs = std::filesystem;

@@ -10,11 +10,11 @@
 #include <sstream>
 #include <thread>
 
-#include "build.hpp"
-#include "error.hpp"
-#include "manifest.hpp"
-#include "process.hpp"
-#include "sha256.hpp"
+#include "build/build.hpp"
+#include "system/error.hpp"
+#include "model/manifest.hpp"
+#include "system/process.hpp"
+#include "system/sha256.hpp"
 #include "test_support.hpp"
 
 namespace {

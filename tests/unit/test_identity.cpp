@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "git_test_repo.hpp"
-#include "identity.hpp"
-#include "sha256.hpp"
+#include "model/identity.hpp"
+#include "system/sha256.hpp"
 
 using namespace abh;
 using namespace abh::test;

@@ -5,9 +5,9 @@
 #include <doctest/doctest.h>
 
 #include "git_test_repo.hpp"
-#include "identity.hpp"
-#include "materialize.hpp"
-#include "sha256.hpp"
+#include "model/identity.hpp"
+#include "git/materialize.hpp"
+#include "system/sha256.hpp"
 
 using namespace abh;
 using namespace abh::test;

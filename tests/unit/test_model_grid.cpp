@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "grid.hpp"
-#include "model_grid.hpp"
+#include "system/error.hpp"
+#include "model/grid.hpp"
+#include "model/model_grid.hpp"
 
 using namespace abh;
 

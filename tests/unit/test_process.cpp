@@ -13,8 +13,8 @@
 #include <sstream>
 #include <thread>
 
-#include "error.hpp"
-#include "process.hpp"
+#include "system/error.hpp"
+#include "system/process.hpp"
 #include "test_support.hpp"
 
 namespace abh::process_detail {

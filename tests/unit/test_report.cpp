@@ -12,11 +12,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "error.hpp"
-#include "model_grid.hpp"
-#include "report.hpp"
-#include "report_render.hpp"
-#include "version.hpp"
+#include "system/error.hpp"
+#include "model/model_grid.hpp"
+#include "report/report.hpp"
+#include "report/report_render.hpp"
+#include "system/version.hpp"
 
 using namespace abh;
 

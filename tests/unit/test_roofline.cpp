@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
-#include "error.hpp"
-#include "model_grid.hpp"
-#include "roofline.hpp"
+#include "system/error.hpp"
+#include "model/model_grid.hpp"
+#include "stats/roofline.hpp"
 
 using namespace abh;
 

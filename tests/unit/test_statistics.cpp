@@ -6,8 +6,8 @@
 #include <cmath>
 #include <map>
 
-#include "error.hpp"
-#include "statistics.hpp"
+#include "system/error.hpp"
+#include "stats/statistics.hpp"
 
 using namespace abh;
 

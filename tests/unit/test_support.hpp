@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "error.hpp"
+#include "system/error.hpp"
 
 namespace abh::test {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "clock_guard.hpp"
-#include "error.hpp"
+#include "system/error.hpp"
 #include "sampling.hpp"
-#include "statistics.hpp"
+#include "stats/statistics.hpp"
 #include "stopping.hpp"
 
 using namespace abh;

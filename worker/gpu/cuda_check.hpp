@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "error.hpp"
+#include "system/error.hpp"
 
 namespace abh::worker::gpu {
 

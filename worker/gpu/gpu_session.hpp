@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "environment.hpp"
-#include "result.hpp"
+#include "model/environment.hpp"
+#include "model/result.hpp"
 
 namespace abh::worker::gpu {
 

@@ -1,0 +1,30 @@
+// Builds a materialized variant with its recipe, and caches the artifact by
+// (source identity, recipe, toolchain identity): a second run with the same revisions builds
+// nothing, and says so in the variant's build log.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "model/identity.hpp"
+#include "model/manifest.hpp"
+
+namespace abh {
+
+struct BuildOutcome {
+  std::filesystem::path plugin;  // the plugin copied into the variant directory
+  std::string plugin_sha256;
+  std::string cache_key;
+  std::string recipe_sha256;
+  std::string toolchain_id;  // resolved compiler path + SHA-256 of that binary
+  bool cache_hit = false;
+  std::filesystem::path log;  // the build log inside the variant directory
+};
+
+// `src` holds the materialized sources; `variant_dir` receives build.log and the plugin;
+// `cache_root` holds one directory per cache key. A failed build throws with the tail of its log.
+BuildOutcome build_variant(const BuildRecipe& recipe, const std::filesystem::path& src,
+                           const SourceIdentity& id, const std::filesystem::path& cache_root,
+                           const std::filesystem::path& variant_dir);
+
+}  // namespace abh

@@ -1,0 +1,86 @@
+#include "model/grid.hpp"
+
+#include <set>
+
+#include "system/error.hpp"
+
+namespace abh {
+
+void check_safe_name(const std::string& id, const std::string& what) {
+  auto fail = [&](const std::string& why) {
+    throw Error(what + " '" + id + "' " + why +
+                ": use 1-100 characters of [A-Za-z0-9._-], not starting with '.'");
+  };
+  if (id.empty() || id.size() > 100) fail("has a bad length");
+  if (id[0] == '.') fail("starts with a dot");
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) fail("contains a character that is not allowed");
+  }
+}
+
+std::string shape_id_from_params(const json& params) {
+  std::string id;
+  for (const char* k : {"m", "n", "k"})
+    if (params.contains(k) && params[k].is_number_integer())
+      id += (id.empty() ? "" : "_") + std::string(k) + std::to_string(params[k].get<long long>());
+  for (const char* k : {"dtype", "precision"})
+    if (params.contains(k) && params[k].is_string()) id += "_" + params[k].get<std::string>();
+  if (id.empty())
+    throw Error("cannot derive a shape id from params " + params.dump() + ": give \"id\"");
+  return id;
+}
+
+Shape shape_from_json(const json& j, const std::string& where) {
+  require_object(j, where);
+  Shape s;
+  s.params = object_field(j, "params", where);
+  s.id = j.contains("id") ? field<std::string>(j, "id", where) : shape_id_from_params(s.params);
+  s.label = field_or<std::string>(j, "label", where, "");
+  check_safe_name(s.id, where + ": shape id");
+  return s;
+}
+
+json to_json(const Shape& s) {
+  json j{{"id", s.id}, {"params", s.params}};
+  if (!s.label.empty()) j["label"] = s.label;
+  return j;
+}
+
+Grid grid_from_json(const json& j, const std::string& where) {
+  require_object(j, where);
+  Grid g;
+  g.schema_version = field<int>(j, "schema_version", where);
+  if (g.schema_version != 1)
+    throw Error(where + ": field 'schema_version': " + std::to_string(g.schema_version) +
+                " is not supported; this abharness reads grid schema 1");
+  auto it = j.find("shapes");
+  if (it == j.end() || !it->is_array() || it->empty())
+    throw Error(where + ": field 'shapes': expected a non-empty array of {\"id\", \"params\"}");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < it->size(); ++i) {
+    Shape s = shape_from_json((*it)[i], where + ": shapes[" + std::to_string(i) + "]");
+    if (!seen.insert(s.id).second)
+      throw Error(where + ": shapes[" + std::to_string(i) + "]: duplicate shape id '" + s.id +
+                  "': give each shape a unique \"id\"");
+    g.shapes.push_back(std::move(s));
+  }
+  return g;
+}
+
+Grid load_grid(const std::filesystem::path& path) {
+  try {
+    return grid_from_json(read_json_file(path, JsonLimits{16u << 20, 32}), path.string());
+  } catch (const Error& e) {
+    throw UsageError(std::string("grid: ") + e.what());
+  }
+}
+
+json to_json(const Grid& g) {
+  json shapes = json::array();
+  for (const auto& s : g.shapes) shapes.push_back(to_json(s));
+  return json{{"schema_version", g.schema_version}, {"shapes", shapes}};
+}
+
+}  // namespace abh

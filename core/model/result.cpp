@@ -1,0 +1,223 @@
+#include "model/result.hpp"
+
+#include <algorithm>
+
+#include "system/error.hpp"
+#include "system/sha256.hpp"
+#include "stats/statistics.hpp"
+
+namespace abh {
+
+json to_json(const Invocation& i) {
+  return json{{"run_id", i.run_id},
+              {"shape", i.shape},
+              {"params", i.params},
+              {"arm", i.arm},
+              {"variant", i.variant},
+              {"round", i.round},
+              {"plugin_target", i.plugin_target},
+              {"settings", to_json(i.settings)}};
+}
+
+Invocation invocation_from_json(const json& j, const std::string& where) {
+  Invocation i;
+  i.run_id = field<std::string>(j, "run_id", where);
+  i.shape = field<std::string>(j, "shape", where);
+  i.params = object_field(j, "params", where);
+  i.arm = field<std::string>(j, "arm", where);
+  i.variant = field<std::string>(j, "variant", where);
+  i.round = field<int>(j, "round", where);
+  i.plugin_target = field<std::string>(j, "plugin_target", where);
+  i.settings = measure_settings_from_json(object_field(j, "settings", where), where + ".settings");
+  return i;
+}
+
+json to_json(const TelemetrySnapshot& t) {
+  return json{{"available", t.available},
+              {"unavailable_reason", t.unavailable_reason},
+              {"sm_clock_mhz", t.sm_clock_mhz},
+              {"mem_clock_mhz", t.mem_clock_mhz},
+              {"temperature_c", t.temperature_c},
+              {"power_w", t.power_w},
+              {"throttle_reasons", t.throttle_reasons},
+              {"throttle_names", t.throttle_names}};
+}
+
+namespace {
+
+TelemetrySnapshot snapshot_from_json(const json& j, const std::string& where) {
+  TelemetrySnapshot t;
+  t.available = field<bool>(j, "available", where);
+  t.unavailable_reason = field<std::string>(j, "unavailable_reason", where);
+  t.sm_clock_mhz = field<int>(j, "sm_clock_mhz", where);
+  t.mem_clock_mhz = field<int>(j, "mem_clock_mhz", where);
+  t.temperature_c = field<int>(j, "temperature_c", where);
+  t.power_w = field<double>(j, "power_w", where);
+  t.throttle_reasons = field<std::uint64_t>(j, "throttle_reasons", where);
+  t.throttle_names = j.at("throttle_names").get<std::vector<std::string>>();
+  return t;
+}
+
+std::vector<std::string> string_array(const json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array())
+    throw Error(where + ": field '" + key + "': expected an array of strings");
+  std::vector<std::string> out;
+  for (const auto& e : *it) {
+    if (!e.is_string()) throw Error(where + ": field '" + key + "': expected an array of strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+// Samples and clock readings: an array of positive numbers (a time or a clock of 0 is a bug).
+std::vector<double> positive_numbers(const json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array())
+    throw Error(where + ": field '" + key + "': expected an array of numbers");
+  std::vector<double> out;
+  out.reserve(it->size());
+  for (const auto& x : *it) {
+    if (!x.is_number() || !(x.get<double>() > 0))
+      throw Error(where + ": field '" + key + "': every value must be a positive number");
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+}  // namespace
+
+json payload_json(const ArmResult& r) {
+  const auto& m = r.measurement;
+  const auto& c = r.correctness;
+  return json{{"schema_version", r.schema_version},
+              {"harness_version", r.harness_version},
+              {"invocation", to_json(r.invocation)},
+              {"worker_sha256", r.worker_sha256},
+              {"plugin_sha256", r.plugin_sha256},
+              {"source", to_json(r.source)},
+              {"environment", to_json(r.environment)},
+              {"telemetry",
+               {{"before", to_json(r.telemetry.before)},
+                {"after", to_json(r.telemetry.after)},
+                {"throttled", r.telemetry.throttled},
+                {"note", r.telemetry.note}}},
+              {"measurement",
+               {{"timer", m.timer},
+                {"samples_ns", m.samples_ns},
+                {"warmup_iterations", m.warmup_iterations},
+                {"measured_time_s", m.measured_time_s},
+                {"stop_reason", m.stop_reason},
+                {"noise", m.noise},
+                {"kernel_names", m.kernel_names},
+                {"l2_flushed", m.l2_flushed},
+                {"l2_flush_bytes", m.l2_flush_bytes},
+                {"tactic", m.tactic},
+                {"tactic_choice", m.tactic_choice},
+                {"flops", m.flops},
+                {"min_bytes", m.min_bytes},
+                {"ready_s", m.ready_s},
+                {"clock",
+                 {{"peak_mhz", m.clock.peak_mhz},
+                  {"floor_mhz", m.clock.floor_mhz},
+                  {"timer_resolution_ns", m.clock.timer_resolution_ns},
+                  {"sample_mhz", m.clock.sample_mhz},
+                  {"rejected", m.clock.rejected},
+                  {"recovery_s", m.clock.recovery_s}}}}},
+              {"correctness",
+               {{"passed", c.passed},
+                {"max_rel_error", c.max_rel_error},
+                {"tolerance", c.tolerance},
+                {"checked", c.checked},
+                {"method", c.method}}},
+              {"started_at", r.started_at},
+              {"finished_at", r.finished_at},
+              {"pid", r.pid}};
+}
+
+json to_json(const ArmResult& r) {
+  json j = payload_json(r);
+  j["payload_sha256"] = r.payload_sha256;
+  return j;
+}
+
+std::string payload_digest(const json& result_json) {
+  json copy = result_json;
+  copy.erase("payload_sha256");
+  return sha256_hex(canonical(copy));
+}
+
+ArmResult result_from_json(const json& j, const std::string& where) {
+  ArmResult r;
+  r.schema_version = field<int>(j, "schema_version", where);
+  r.harness_version = field<std::string>(j, "harness_version", where);
+  r.invocation = invocation_from_json(object_field(j, "invocation", where), where + ".invocation");
+  r.worker_sha256 = field<std::string>(j, "worker_sha256", where);
+  r.plugin_sha256 = field<std::string>(j, "plugin_sha256", where);
+  r.source = source_identity_from_json(object_field(j, "source", where), where + ".source");
+  r.environment =
+      environment_from_json(object_field(j, "environment", where), where + ".environment");
+  const json& t = object_field(j, "telemetry", where);
+  r.telemetry.before = snapshot_from_json(object_field(t, "before", where), where + ".before");
+  r.telemetry.after = snapshot_from_json(object_field(t, "after", where), where + ".after");
+  r.telemetry.throttled = field<bool>(t, "throttled", where + ".telemetry");
+  r.telemetry.note = field<std::string>(t, "note", where + ".telemetry");
+  const std::string mw = where + ".measurement";
+  const json& m = object_field(j, "measurement", where);
+  r.measurement.timer = field<std::string>(m, "timer", mw);
+  r.measurement.samples_ns = positive_numbers(m, "samples_ns", mw);
+  r.measurement.warmup_iterations = field<int>(m, "warmup_iterations", mw);
+  r.measurement.measured_time_s = field<double>(m, "measured_time_s", mw);
+  r.measurement.stop_reason = field<std::string>(m, "stop_reason", mw);
+  r.measurement.noise = field<double>(m, "noise", mw);
+  r.measurement.kernel_names = string_array(m, "kernel_names", mw);
+  r.measurement.l2_flushed = field<bool>(m, "l2_flushed", mw);
+  r.measurement.l2_flush_bytes = field<std::int64_t>(m, "l2_flush_bytes", mw);
+  r.measurement.tactic = field<std::string>(m, "tactic", mw);
+  // Absent in results written before it was recorded (run directories stay re-verifiable).
+  r.measurement.tactic_choice = field_or<std::string>(m, "tactic_choice", mw, "");
+  r.measurement.flops = field<double>(m, "flops", mw);
+  r.measurement.min_bytes = field<double>(m, "min_bytes", mw);
+  r.measurement.ready_s = field<double>(m, "ready_s", mw);
+  // Absent in results written before samples were clocked.
+  if (m.contains("clock")) {
+    const std::string kw = mw + ".clock";
+    const json& k = object_field(m, "clock", mw);
+    ClockCheck& c = r.measurement.clock;
+    c.peak_mhz = field<int>(k, "peak_mhz", kw);
+    c.floor_mhz = field<int>(k, "floor_mhz", kw);
+    c.timer_resolution_ns = field<double>(k, "timer_resolution_ns", kw);
+    c.sample_mhz = positive_numbers(k, "sample_mhz", kw);
+    c.rejected = field<int>(k, "rejected", kw);
+    c.recovery_s = field<double>(k, "recovery_s", kw);
+  }
+  const std::string cw = where + ".correctness";
+  const json& c = object_field(j, "correctness", where);
+  r.correctness.passed = field<bool>(c, "passed", cw);
+  r.correctness.max_rel_error = field<double>(c, "max_rel_error", cw);
+  r.correctness.tolerance = field<double>(c, "tolerance", cw);
+  r.correctness.checked = field<std::uint64_t>(c, "checked", cw);
+  r.correctness.method = field<std::string>(c, "method", cw);
+  r.started_at = field<std::string>(j, "started_at", where);
+  r.finished_at = field<std::string>(j, "finished_at", where);
+  r.pid = field<int>(j, "pid", where);
+  r.payload_sha256 = field<std::string>(j, "payload_sha256", where);
+  return r;
+}
+
+void write_result(const std::filesystem::path& path, ArmResult r) {
+  json j = payload_json(r);
+  r.payload_sha256 = sha256_hex(canonical(j));
+  j["payload_sha256"] = r.payload_sha256;
+  write_json_atomic(path, j);
+}
+
+ArmResult read_result(const std::filesystem::path& path) {
+  return result_from_json(read_json_file(path), path.string());
+}
+
+double median(std::vector<double> v) {
+  return median_in_place(v);
+}
+
+}  // namespace abh

@@ -1,0 +1,115 @@
+// One arm's result: results/<shape>/<arm>.json, written atomically by the worker that measured
+// it. It carries everything provenance validation needs (C6) and every raw sample, and ends with
+// a SHA-256 of its own payload so that any edit is detected.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/environment.hpp"
+#include "model/identity.hpp"
+#include "model/settings.hpp"
+
+namespace abh {
+
+// The canonical invocation: what the worker was asked to measure, as read from the plan.
+struct Invocation {
+  std::string run_id;
+  std::string shape;
+  json params;
+  std::string arm;
+  std::string variant;
+  int round = 0;
+  std::string plugin_target;
+  MeasureSettings settings;
+  bool operator==(const Invocation&) const = default;
+};
+
+struct TelemetrySnapshot {
+  bool available = false;
+  std::string unavailable_reason;  // why not, when not available: never silently empty
+  int sm_clock_mhz = 0;
+  int mem_clock_mhz = 0;
+  int temperature_c = 0;
+  double power_w = 0;
+  std::uint64_t throttle_reasons = 0;  // NVML clocks-event reasons bit mask
+  std::vector<std::string> throttle_names;
+};
+
+struct Telemetry {
+  TelemetrySnapshot before, after;
+  bool throttled = false;  // a thermal/power/hardware slowdown was active: the arm is flagged
+  std::string note;
+};
+
+// The SM clock over each sample (GPU arms), and what the clock floor discarded.
+struct ClockCheck {
+  int peak_mhz = 0;                // the GPU's peak SM clock; 0: not clocked (CPU plugin)
+  int floor_mhz = 0;               // samples that ran below this were discarded; 0: none were
+  double timer_resolution_ns = 0;  // of %globaltimer, which the clock readings divide by
+  std::vector<double> sample_mhz;  // one per kept sample, in order of samples_ns
+  int rejected = 0;                // samples discarded for running below floor_mhz
+  double recovery_s = 0;           // time spent idle so that clocks recover after a discard
+};
+
+struct Measurement {
+  std::string timer;  // the timer that measured (never a silent substitute)
+  std::vector<double> samples_ns;
+  int warmup_iterations = 0;
+  double measured_time_s = 0;
+  std::string stop_reason;  // e.g. "noise 0.31% <= 0.50% after 42 samples", "time limit"
+  double noise = 0;         // robust relative noise: 1.4826 * MAD / median (worker/stopping.hpp)
+  std::vector<std::string> kernel_names;
+  bool l2_flushed = false;
+  std::int64_t l2_flush_bytes = 0;
+  std::string tactic;
+  std::string tactic_choice;  // how it was chosen: "tuned over 8 candidates", "cache hit (...)",
+                              // "requested", or a re-tune after a rejected cached key, with why
+  double flops = 0;
+  double min_bytes = 0;
+  double ready_s = 0;  // worker start to its first timed sample (start-up overhead, SPEC §4)
+  ClockCheck clock;
+};
+
+struct Correctness {
+  bool passed = false;
+  double max_rel_error = 0;
+  double tolerance = 0;
+  std::uint64_t checked = 0;
+  std::string method;
+};
+
+struct ArmResult {
+  int schema_version = 0;
+  std::string harness_version;
+  Invocation invocation;
+  std::string worker_sha256;
+  std::string plugin_sha256;
+  SourceIdentity source;
+  Environment environment;
+  Telemetry telemetry;
+  Measurement measurement;
+  Correctness correctness;
+  std::string started_at, finished_at;
+  int pid = 0;
+  std::string payload_sha256;  // SHA-256 of the canonical JSON of everything above
+};
+
+json to_json(const Invocation& i);
+json to_json(const TelemetrySnapshot& t);
+Invocation invocation_from_json(const json& j, const std::string& where);
+// Serializes without the digest; `to_json(ArmResult)` adds it.
+json payload_json(const ArmResult& r);
+json to_json(const ArmResult& r);
+ArmResult result_from_json(const json& j, const std::string& where);
+std::string payload_digest(const json& result_json);  // recomputed from a parsed file
+
+// Fills payload_sha256 and writes the file atomically.
+void write_result(const std::filesystem::path& path, ArmResult r);
+ArmResult read_result(const std::filesystem::path& path);
+
+double median(std::vector<double> v);
+
+}  // namespace abh

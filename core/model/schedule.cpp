@@ -1,0 +1,64 @@
+#include "model/schedule.hpp"
+
+#include <map>
+#include <random>
+
+#include "system/error.hpp"
+
+namespace abh {
+namespace {
+
+using Pattern = std::function<std::string(int round, std::mt19937_64& rng)>;
+
+// Each pattern yields one block of arm letters per round, e.g. "ABA".
+const std::map<std::string, Pattern>& registry() {
+  static const std::map<std::string, Pattern> r = {
+      {"aba", [](int, std::mt19937_64&) { return std::string("ABA"); }},
+      {"abba", [](int, std::mt19937_64&) { return std::string("ABBA"); }},
+      // Seeded random block order: AB or BA per block, so drift becomes variance instead of bias.
+      {"random", [](int, std::mt19937_64& rng) { return std::string(rng() & 1 ? "AB" : "BA"); }},
+  };
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::string> schedule_names() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : registry()) out.push_back(k);
+  return out;
+}
+
+std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt) {
+  auto it = registry().find(opt.name);
+  if (it == registry().end()) {
+    std::string names;
+    for (const auto& n : schedule_names()) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError("--schedule '" + opt.name + "' is unknown: use one of " + names);
+  }
+  if (opt.rounds < 1) throw UsageError("--rounds must be >= 1");
+  if (opt.gpus < 1) throw UsageError("--gpus must name at least one GPU");
+  std::mt19937_64 rng(opt.seed);
+  std::vector<Task> tasks;
+  for (size_t s = 0; s < shapes.size(); ++s) {
+    std::map<char, int> count;
+    for (int r = 0; r < opt.rounds; ++r) {
+      for (char c : it->second(r, rng)) {
+        Task t;
+        t.shape = shapes[s].id;
+        t.variant = c == 'A' ? "baseline" : "candidate";
+        t.arm = std::string(1, c) + std::to_string(++count[c]);
+        t.round = r;
+        t.gpu = static_cast<int>(s % static_cast<size_t>(opt.gpus));
+        tasks.push_back(std::move(t));
+      }
+    }
+    // The classic single-B ABA names its candidate arm plainly "B".
+    if (count['B'] == 1)
+      for (auto& t : tasks)
+        if (t.shape == shapes[s].id && t.arm == "B1") t.arm = "B";
+  }
+  return tasks;
+}
+
+}  // namespace abh

@@ -1,0 +1,65 @@
+#include "model/settings.hpp"
+
+#include "system/error.hpp"
+
+namespace abh {
+
+json to_json(const MeasureSettings& s) {
+  return json{{"timer", s.timer},
+              {"stopping", s.stopping},
+              {"warmup_iterations", s.warmup_iterations},
+              {"warmup_min_s", s.warmup_min_s},
+              {"min_samples", s.min_samples},
+              {"min_time_s", s.min_time_s},
+              {"max_noise", s.max_noise},
+              {"max_time_s", s.max_time_s},
+              {"max_samples", s.max_samples},
+              {"warm_l2", s.warm_l2},
+              {"arm_timeout_s", s.arm_timeout_s},
+              {"tactic", s.tactic},
+              {"clock_floor", s.clock_floor},
+              {"clock_recovery_s", s.clock_recovery_s}};
+}
+
+MeasureSettings measure_settings_from_json(const json& j, const std::string& where) {
+  MeasureSettings s;
+  s.timer = field<std::string>(j, "timer", where);
+  s.stopping = field<std::string>(j, "stopping", where);
+  s.warmup_iterations = field<int>(j, "warmup_iterations", where);
+  s.warmup_min_s = field<double>(j, "warmup_min_s", where);
+  s.min_samples = field<int>(j, "min_samples", where);
+  s.min_time_s = field<double>(j, "min_time_s", where);
+  s.max_noise = field<double>(j, "max_noise", where);
+  s.max_time_s = field<double>(j, "max_time_s", where);
+  s.max_samples = field<int>(j, "max_samples", where);
+  s.warm_l2 = field<bool>(j, "warm_l2", where);
+  s.arm_timeout_s = field<double>(j, "arm_timeout_s", where);
+  s.tactic = field<std::string>(j, "tactic", where);
+  // Absent from plans written before the clock check existed, which measured without it.
+  s.clock_floor = field_or<double>(j, "clock_floor", where, 0.0);
+  s.clock_recovery_s = field_or<double>(j, "clock_recovery_s", where, 0.0);
+  return s;
+}
+
+void validate(const MeasureSettings& s) {
+  auto bad = [](const std::string& msg) { throw UsageError(msg); };
+  if (s.timer != "auto" && s.timer != "cupti" && s.timer != "events" && s.timer != "steady")
+    bad("--timer '" + s.timer + "': use one of auto, cupti, events, steady");
+  if (s.stopping != "stdrel" && s.stopping != "fixed")
+    bad("--stopping '" + s.stopping + "': use stdrel or fixed");
+  if (s.warmup_iterations < 0) bad("--warmup must be >= 0");
+  if (s.min_samples < 1) bad("--min-samples must be >= 1");
+  if (s.max_samples < s.min_samples) bad("--max-samples must be >= --min-samples");
+  if (s.min_time_s < 0) bad("--min-time must be >= 0 seconds");
+  if (!(s.max_noise > 0 && s.max_noise < 1)) bad("--max-noise must be in (0, 1), e.g. 0.005");
+  if (!(s.max_time_s > 0)) bad("--max-time must be > 0 seconds");
+  if (!(s.arm_timeout_s > 0)) bad("--arm-timeout must be > 0 seconds");
+  if (s.tactic.empty()) bad("--tactic must not be empty (use auto)");
+  if (!(s.clock_floor >= 0 && s.clock_floor < 1))
+    bad("--clock-floor must be in [0, 1): a fraction of the GPU's peak SM clock, e.g. 0.97 (0: "
+        "off)");
+  if (!(s.clock_recovery_s >= 0 && s.clock_recovery_s <= 10))
+    bad("--clock-recovery must be between 0 and 10 seconds, e.g. 0.05");
+}
+
+}  // namespace abh

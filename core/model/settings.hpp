@@ -1,0 +1,37 @@
+// Measurement settings: everything that changes what a worker measures. They are part of the
+// plan, of every result's canonical invocation, and of the resume check.
+#pragma once
+
+#include <string>
+
+#include "system/json_io.hpp"
+
+namespace abh {
+
+struct MeasureSettings {
+  std::string timer = "auto";  // auto | cupti | events | steady (auto: cupti on GPU, steady on CPU)
+  std::string stopping = "stdrel";  // stdrel | fixed (see worker/stopping.hpp)
+  int warmup_iterations = 3;
+  double warmup_min_s = 0.05;
+  int min_samples = 10;
+  double min_time_s = 0.2;   // summed measured time before the noise test may stop
+  double max_noise = 0.005;  // robust relative noise target (1.4826 * MAD / median)
+  double max_time_s = 10;    // per-arm limit on measured time
+  int max_samples = 100000;
+  bool warm_l2 = false;         // cold L2 (flushed before each sample) unless asked
+  double arm_timeout_s = 300;   // wall-clock limit per worker process
+  std::string tactic = "auto";  // auto (time the heuristic's candidates) | a tactic key
+  // GPU arms: every sample's SM clock is recorded; a sample counts only if that clock was >=
+  // clock_floor x the GPU's peak clock, and a slower one is discarded, the worker idling
+  // clock_recovery_s before going on (worker/clock_guard.hpp says why). 0 keeps every sample.
+  double clock_floor = 0.5;
+  double clock_recovery_s = 0.05;
+  bool operator==(const MeasureSettings&) const = default;
+};
+
+json to_json(const MeasureSettings& s);
+MeasureSettings measure_settings_from_json(const json& j, const std::string& where);
+// Rejects out-of-range values with the field name and the fix.
+void validate(const MeasureSettings& s);
+
+}  // namespace abh

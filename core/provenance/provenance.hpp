@@ -1,0 +1,58 @@
+// C6: provenance validation. Before any statistic is computed every file under results/ is checked
+// against the plan — schema, digest, invocation, source identity, binaries, machine — and any
+// unplanned, misplaced or duplicate file is an error. Each rule has a name (documented in
+// docs/provenance.md) and each problem names the file, the field, what was expected and what was
+// found. A report is never produced from a run with problems.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/outcome.hpp"
+#include "model/plan.hpp"
+
+namespace abh {
+
+struct ProvenanceProblem {
+  std::string rule;  // e.g. "payload-digest", "plugin-sha256", "unplanned-file"
+  std::string file;  // path relative to the run directory
+  std::string field;
+  std::string expected;
+  std::string found;
+  std::string describe() const;
+};
+
+// What identifies a file's content cheaply within one process: if neither changed, a result
+// validated earlier is still the one on disk.
+struct FileStamp {
+  std::uintmax_t size = 0;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+struct Validation {
+  std::vector<ArmOutcome> outcomes;  // one per planned task, in plan order
+  std::vector<ProvenanceProblem> problems;
+  std::vector<std::string> leftovers;       // interrupted atomic writes (hidden temp files)
+  std::string result_set_digest;            // over the plan and every valid result
+  std::map<std::string, FileStamp> stamps;  // valid results (run-relative path) as validated
+  bool complete() const;                    // every planned arm has a valid result
+};
+
+// Validates one result (already parsed as JSON) against the plan's task. Appends problems and
+// returns the typed result only when it passed.
+std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
+                                         const std::string& rel_path, const json& raw,
+                                         std::vector<ProvenanceProblem>& problems);
+
+// Validates the whole run directory. Failure records under logs/ (from crashed, hung or wrong
+// arms) become outcomes with a failure reason. With `earlier` (a validation made by this process
+// of the same run), results it passed that are unchanged on disk are reused, not re-read.
+Validation validate_run(const std::filesystem::path& run_dir, const Plan& plan,
+                        const Validation* earlier = nullptr);
+
+}  // namespace abh

@@ -1,0 +1,94 @@
+// CSV: one row per shape, for spreadsheets and scripts. RFC 4180: CRLF line ends, and a field
+// that holds a comma, a quote or a line break is quoted with its quotes doubled. Numbers are
+// written in full precision (shortest round-trip form); an absent value is an empty field.
+#include <array>
+
+#include "report/report_render.hpp"
+
+namespace abh {
+namespace {
+
+// Per-arm columns, prefixed with the arm name ("A1_median_ns"); "failure" must stay last.
+constexpr std::array<const char*, 13> kArmColumns = {
+    "median_ns", "min_ns",       "noise",         "samples",    "tflops",      "gbps",   "tactic",
+    "kernels",   "sol_fraction", "raw_median_ns", "median_mhz", "clock_slope", "failure"};
+
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(const std::optional<double>& v) {
+  return v ? fmt::exact(*v) : "";
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+}  // namespace
+
+std::string render_csv(const Report& r, const RenderOptions&) {
+  const auto arms = fmt::arm_columns(r);
+  std::vector<std::string> header = {
+      "shape", "label", "verdict", "speedup", "ci_lo", "ci_hi", "drift", "baseline_ns",
+      "candidate_ns", "throttled_arms", "failure",
+      // Speed of light (docs/roofline.md); empty without one.
+      "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction",
+      // Comparison at one SM clock (docs/statistics.md); empty when not clock-normalized.
+      "reference_mhz", "clock_gap"};
+  for (const auto& a : arms)
+    for (const char* col : kArmColumns) header.push_back(a + "_" + col);
+
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& cells) {
+    std::vector<std::string> quoted;
+    for (const auto& c : cells) quoted.push_back(field(c));
+    out += join(quoted, ",") + "\r\n";
+  };
+  emit(header);
+  for (const auto& row : r.shapes) {
+    std::vector<std::string> cells = {row.shape,
+                                      row.label,
+                                      to_string(row.verdict),
+                                      number(row.speedup),
+                                      row.ci ? fmt::exact(row.ci->lo) : "",
+                                      row.ci ? fmt::exact(row.ci->hi) : "",
+                                      number(row.drift),
+                                      number(row.baseline_ns),
+                                      number(row.candidate_ns),
+                                      join(row.throttled_arms, ";"),
+                                      row.failure,
+                                      number(row.sol_ns),
+                                      row.sol_bound,
+                                      number(row.baseline_sol_fraction),
+                                      number(row.candidate_sol_fraction),
+                                      number(row.reference_mhz),
+                                      number(row.clock_gap)};
+    for (const auto& name : arms) {
+      const ArmStats* a = fmt::find_arm(row, name);
+      if (!a || !a->ok) {
+        cells.insert(cells.end(), kArmColumns.size() - 1, "");
+        cells.push_back(a ? a->failure : "");
+        continue;
+      }
+      cells.insert(
+          cells.end(),
+          {fmt::exact(a->median_ns), fmt::exact(a->min_ns), fmt::exact(a->noise),
+           std::to_string(a->samples), number(a->tflops), number(a->gbps), a->tactic,
+           join(a->kernel_names, ";"), number(a->sol_fraction), fmt::exact(a->raw_median_ns),
+           number(a->median_mhz), number(a->clock_slope), ""});
+    }
+    emit(cells);
+  }
+  return out;
+}
+
+}  // namespace abh

@@ -1,0 +1,231 @@
+// Markdown for a pull request (GitHub-flavoured): the summary a reviewer reads first, then the
+// per-shape table, then per-arm details and provenance folded in <details> blocks.
+#include <algorithm>
+#include <string_view>
+
+#include "report/report_render.hpp"
+
+namespace abh {
+namespace {
+
+// Text in a table cell or a sentence, on one line: characters Markdown would interpret are
+// escaped, and '|' is escaped so that it cannot split a table cell.
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    // Mid-line, only these change meaning; esc() never starts a line, so '#', '-', '+' are safe.
+    if (std::string_view("\\`*_[]<>|~&").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return fmt::one_line(out);
+}
+
+// A code span: fenced with more backticks than the text contains in a row. '|' is escaped even
+// here, because GFM splits table cells before it parses code spans.
+std::string code(const std::string& s) {
+  std::size_t run = 0, longest = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  std::string body;
+  for (char c : fmt::one_line(s)) {
+    if (c == '|') body += '\\';
+    body += c;
+  }
+  bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string opt_number(const std::optional<double>& v, int decimals) {
+  return v ? fmt::fixed(*v, decimals) : "-";
+}
+
+std::string summary(const Report& r) {
+  const Summary& s = r.summary;
+  const std::string ci = fmt::confidence_label(r.stats.confidence);
+  std::string out;
+  std::string title;
+  for (const auto& v : r.provenance.variants)
+    title += (title.empty() ? "" : " vs ") + v.name + " " + code(fmt::variant_label(v));
+  out += "### abharness: " + title + "\n\n";
+  if (s.geomean) {
+    out +=
+        "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" + ci + " " +
+        fmt::interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +
+        std::to_string(s.shapes_compared) + " of " + std::to_string(s.shapes_total) +
+        " shapes. Speedup = baseline time / candidate time; above 1 the candidate is faster.\n\n";
+    out += "- Improved: **" + std::to_string(s.improved) + "**, regressed: **" +
+           std::to_string(s.regressed) + "** (whole interval beyond the \u00b1" +
+           fmt::percent(r.stats.noise_band, 1) + " noise band)\n";
+    out += "- Verdicts: " + fmt::verdict_counts(s) + "\n";
+    out += "- Range: " + fmt::ratio(s.min_speedup->speedup) + " (" + code(s.min_speedup->shape) +
+           ") to " + fmt::ratio(s.max_speedup->speedup) + " (" + code(s.max_speedup->shape) + ")\n";
+    out += "- Summed-time ratio (whole-model figure): " + fmt::ratio(*s.summed_time_ratio) + " (" +
+           ci + " " + fmt::interval(*s.summed_time_ratio_ci) + "), baseline " +
+           fmt::duration(*s.baseline_total_ns) + " vs candidate " +
+           fmt::duration(*s.candidate_total_ns) + "\n";
+  } else {
+    out += "**No shape could be compared**: every shape has a failed arm.\n\n";
+    out += "- Verdicts: " + fmt::verdict_counts(s) + "\n";
+  }
+  for (const auto& row : r.shapes)
+    if (row.verdict == Verdict::failed)
+      out += "- Failed, left out of every aggregate: " + code(row.shape) + ": " + esc(row.failure) +
+             "\n";
+  for (const auto& row : r.shapes)
+    if (!row.throttled_arms.empty())
+      out += "- Throttled: " + code(row.shape) + " (" + join(row.throttled_arms, ", ") + ")\n";
+  return out + "\n";
+}
+
+std::string shape_table(const Report& r) {
+  const auto arms = fmt::arm_columns(r);
+  const bool sol = fmt::has_sol(r);
+  std::string out = "| shape |";
+  std::string rule = "|:---|";
+  for (const auto& a : arms) {
+    out += " " + esc(a) + " |";
+    rule += "---:|";
+  }
+  out += " speedup | " + fmt::confidence_label(r.stats.confidence) + " | drift |" +
+         (sol ? " SOL |" : "") + " verdict |\n";
+  out += rule + "---:|:---:|---:|" + (sol ? "---:|" : "") + ":---|\n";
+  for (const auto& row : r.shapes) {
+    out += "| " + code(row.shape) + (row.label.empty() ? "" : " " + esc(row.label)) + " |";
+    for (const auto& name : arms) {
+      const ArmStats* a = fmt::find_arm(row, name);
+      out += " " + std::string(!a ? "" : a->ok ? fmt::duration(a->median_ns) : "failed") + " |";
+    }
+    out += " " + (row.speedup ? "**" + fmt::ratio(*row.speedup) + "**" : std::string("-")) + " | " +
+           (row.ci ? fmt::interval(*row.ci) : "-") + " | " +
+           (row.drift ? fmt::drift(*row.drift) : "-") + " | " +
+           (sol ? esc(fmt::sol_pair(row)) + " | " : "") + to_string(row.verdict) +
+           (row.throttled_arms.empty() ? "" : " (throttled)") + " |\n";
+  }
+  out += "\n";
+  if (sol) out += esc(fmt::sol_legend(r)) + ".\n\n";
+  for (const auto& note : r.sol.notes)
+    out += "Speed of light not available: " + esc(note) + ".\n\n";
+  for (const auto& note : fmt::clock_notes(r)) out += "Clock: " + esc(note) + ".\n\n";
+  return out;
+}
+
+// Model grids: the summed time of each precision's per-layer GEMMs, and its ratio to bf16.
+std::string layer_table(const Report& r) {
+  if (!r.layer) return "";
+  std::string out =
+      "**Per-layer summary** (the model grid's GEMMs, mean time summed per "
+      "precision; a ratio to bf16 below 1 is faster than bf16)\n\n|";
+  std::string rule = "|";
+  for (const auto& h : fmt::layer_header()) {
+    out += " " + esc(h) + " |";
+    rule += h == "precision" ? ":---|" : "---:|";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& p : r.layer->precisions) {
+    out += "|";
+    for (const auto& c : fmt::layer_row(p)) out += " " + esc(c) + " |";
+    out += "\n";
+  }
+  out += "\n";
+  for (const auto& p : r.layer->precisions)
+    if (!p.missing.empty()) {
+      std::vector<std::string> shapes;
+      for (const auto& m : p.missing) shapes.push_back(code(m));
+      out += "- " + esc(p.precision) +
+             " sums are partial; missing (failed): " + join(shapes, ", ") + "\n";
+    }
+  if (r.layer->other_shapes > 0)
+    out += "- " + std::to_string(r.layer->other_shapes) +
+           " shape(s) not from a model grid are in no sum\n";
+  return out + "\n";
+}
+
+std::string arm_details(const Report& r) {
+  const bool sol = fmt::has_sol(r);
+  std::string out = "<details><summary>Per-arm measurements</summary>\n\n";
+  out += std::string("| shape | arm | median | as measured | min | noise | samples | clock | ") +
+         "TFLOP/s | GB/s |" + (sol ? " SOL |" : "") + " tactic | kernels | note |\n";
+  out += std::string("|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|") + (sol ? "---:|" : "") +
+         ":---|:---|:---|\n";
+  for (const auto& row : r.shapes)
+    for (const auto& a : row.arms) {
+      out += "| " + code(row.shape) + " | " + esc(a.arm) + " (" + a.variant + ") | ";
+      if (a.ok) {
+        std::vector<std::string> kernels;
+        for (const auto& k : a.kernel_names) kernels.push_back(code(k));
+        std::string note = esc(a.stop_reason);
+        if (a.throttled)
+          note = "**throttled**" + (a.throttle_note.empty() ? "" : ": " + esc(a.throttle_note)) +
+                 "; " + note;
+        out += fmt::duration(a.median_ns) + " | " + fmt::duration(a.raw_median_ns) + " | " +
+               fmt::duration(a.min_ns) + " | " + fmt::percent(a.noise, 2) + " | " +
+               std::to_string(a.samples) + " | " + esc(fmt::arm_clock(a)) + " | " +
+               opt_number(a.tflops, 1) + " | " + opt_number(a.gbps, 1) + " | " +
+               (!sol             ? ""
+                : a.sol_fraction ? fmt::percent(*a.sol_fraction, 1) + " | "
+                                 : "- | ") +
+               (a.tactic.empty() ? "-" : code(a.tactic)) + " | " + join(kernels, "<br>") + " | " +
+               note + " |\n";
+      } else {
+        out += "- | - | - | - | - | - | - | - | - | - | " + std::string(sol ? "- | " : "") +
+               "failed: " + esc(a.failure) + " |\n";
+      }
+    }
+  return out + "\n</details>\n\n";
+}
+
+std::string provenance(const Report& r) {
+  const Provenance& p = r.provenance;
+  std::string out = "<details><summary>Provenance</summary>\n\n";
+  out += "- Run: " + code(p.run_id) + ", created " + esc(p.created_at) + ", abharness " +
+         esc(p.harness_version) + "\n";
+  std::string argv;
+  for (const auto& a : p.command) argv += (argv.empty() ? "" : " ") + a;
+  out += "- Command: " + code(argv) + "\n";
+  out += "- Repository: " + code(p.repo) + ", plugin target " + code(p.plugin_target) + "\n";
+  for (const auto& v : p.variants) {
+    out += "- " + esc(v.name) + ": requested " + code(v.requested) + ", " + esc(v.kind) + " " +
+           code(v.commit) + ", source digest " + code(v.source_digest);
+    if (v.kind == "worktree")
+      out += " (tracked diff " + code(v.tracked_diff_sha256) + ", untracked " +
+             code(v.untracked_sha256) + ")";
+    out += ", plugin SHA-256 " + code(v.plugin_sha256) + "\n";
+  }
+  out += "- Worker SHA-256: " + code(p.worker_sha256) + "\n";
+  for (const auto& m : p.machine) {
+    out += "- Machine: " + esc(m.hostname) + ", " + esc(m.os) + ", " + esc(m.cpu_model);
+    if (m.gpu)
+      out += "; GPU " + std::to_string(m.gpu->index) + " " + esc(m.gpu->name) + " " +
+             code(m.gpu->uuid);
+    if (!m.driver_version.empty()) out += ", driver " + esc(m.driver_version);
+    if (!m.cuda_runtime_version.empty()) out += ", CUDA runtime " + esc(m.cuda_runtime_version);
+    if (!m.cupti_version.empty()) out += ", CUPTI " + esc(m.cupti_version);
+    for (const auto& [lib, version] : m.libraries) out += ", " + esc(lib) + " " + esc(version);
+    out += "\n";
+  }
+  out += "- Schedule: " + esc(p.schedule.name) + ", " + std::to_string(p.schedule.rounds) +
+         " round(s), seed " + std::to_string(p.schedule.seed) + "\n";
+  out += "- Settings: " + code(to_json(p.settings).dump()) + "\n";
+  out += "- Statistics: noise band \u00b1" + fmt::percent(r.stats.noise_band, 2) + ", " +
+         fmt::confidence_label(r.stats.confidence) + " from " + std::to_string(r.stats.resamples) +
+         " bootstrap resamples, seed " + std::to_string(r.stats.seed) + "\n";
+  out += "- Result-set digest: " + code(p.result_set_digest) + "\n";
+  return out + "\n</details>\n";
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r, const RenderOptions&) {
+  return summary(r) + shape_table(r) + layer_table(r) + arm_details(r) + provenance(r);
+}
+
+}  // namespace abh

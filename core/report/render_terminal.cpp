@@ -1,0 +1,163 @@
+// The terminal table: what `abharness run` prints at the end of a sweep.
+#include <algorithm>
+
+#include "report/report_render.hpp"
+
+namespace abh {
+namespace {
+
+const char* colour_of(Verdict v) {
+  switch (v) {
+    case Verdict::faster:
+      return "\x1b[32m";  // green
+    case Verdict::slower:
+      return "\x1b[31m";  // red
+    case Verdict::same:
+      return "";  // plain: nothing to look at
+    case Verdict::ambiguous:
+      return "\x1b[33m";  // yellow
+    case Verdict::unstable:
+      return "\x1b[35m";  // magenta
+    case Verdict::failed:
+      return "\x1b[1;31m";  // bold red
+  }
+  return "";
+}
+
+// Display width in columns: UTF-8 continuation bytes (the "µ" of µs) take none.
+std::size_t width(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+struct Cell {
+  std::string text;
+  const char* colour = "";  // applied after padding, so escapes never disturb alignment
+};
+
+std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
+  std::vector<std::size_t> w;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (w.size() <= c) w.push_back(0);
+      w[c] = std::max(w[c], width(row[c].text));
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      std::string pad(w[c] - width(row[c].text), ' ');
+      // The shape and verdict columns read left to right; numbers align on the right.
+      bool left = c == 0 || c + 1 == row.size();
+      std::string text = row[c].text;
+      if (colour && *row[c].colour) text = row[c].colour + text + "\x1b[0m";
+      line += (c ? "  " : "") + (left ? text + pad : pad + text);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_terminal(const Report& r, const RenderOptions& opt) {
+  const Summary& s = r.summary;
+  const auto arms = fmt::arm_columns(r);
+  const bool sol = fmt::has_sol(r);
+  std::string out;
+
+  std::string title;
+  for (const auto& v : r.provenance.variants)
+    title += (title.empty() ? "" : " vs ") + v.name + " " + fmt::variant_label(v);
+  out += "abharness run " + r.provenance.run_id + ": " + title + "\n";
+  out += "speedup = baseline time / candidate time (> 1: candidate faster); noise band \u00b1" +
+         fmt::percent(r.stats.noise_band, 1) + "\n\n";
+
+  std::vector<std::vector<Cell>> rows;
+  std::vector<Cell> header{{"shape"}};
+  for (const auto& a : arms) header.push_back({a});
+  for (std::string h :
+       {std::string("speedup"), fmt::confidence_label(r.stats.confidence), std::string("drift")})
+    header.push_back({h});
+  if (sol) header.push_back({"SOL"});
+  header.push_back({"verdict"});
+  rows.push_back(header);
+  for (const auto& row : r.shapes) {
+    std::vector<Cell> cells{{row.shape}};
+    for (const auto& name : arms) {
+      const ArmStats* a = fmt::find_arm(row, name);
+      cells.push_back({!a ? "" : a->ok ? fmt::duration(a->median_ns) : "failed"});
+    }
+    cells.push_back({row.speedup ? fmt::ratio(*row.speedup) : "-"});
+    cells.push_back({row.ci ? fmt::interval(*row.ci) : "-"});
+    cells.push_back({row.drift ? fmt::drift(*row.drift) : "-"});
+    if (sol) cells.push_back({fmt::sol_pair(row)});
+    std::string verdict = to_string(row.verdict);
+    if (!row.throttled_arms.empty()) verdict += " [throttled]";
+    cells.push_back({verdict, colour_of(row.verdict)});
+    rows.push_back(std::move(cells));
+  }
+  out += table(rows, opt.color);
+  if (sol) out += fmt::sol_legend(r) + "\n";
+  out += "\n";
+
+  if (s.geomean) {
+    std::string verdict = to_string(*s.geomean_verdict);
+    if (opt.color && *colour_of(*s.geomean_verdict))
+      verdict = colour_of(*s.geomean_verdict) + verdict + "\x1b[0m";
+    out += "geomean speedup    " + fmt::ratio(*s.geomean) + "  " +
+           fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*s.geomean_ci) + "  " +
+           verdict + "  (over " + std::to_string(s.shapes_compared) + " of " +
+           std::to_string(s.shapes_total) + " shapes)\n";
+    out += "range              " + fmt::ratio(s.min_speedup->speedup) + " (" +
+           s.min_speedup->shape + ") .. " + fmt::ratio(s.max_speedup->speedup) + " (" +
+           s.max_speedup->shape + ")\n";
+    out += "summed-time ratio  " + fmt::ratio(*s.summed_time_ratio) + "  " +
+           fmt::confidence_label(r.stats.confidence) + " " +
+           fmt::interval(*s.summed_time_ratio_ci) + "  (baseline " +
+           fmt::duration(*s.baseline_total_ns) + " / candidate " +
+           fmt::duration(*s.candidate_total_ns) + ")\n";
+  } else {
+    out += "no shape could be compared: every shape has a failed arm\n";
+  }
+  out += "improved " + std::to_string(s.improved) + ", regressed " + std::to_string(s.regressed) +
+         " (whole interval beyond the band); verdicts: " + fmt::verdict_counts(s) + "\n";
+
+  if (r.layer) {
+    out += "\nper-layer GEMMs of the model grid, summed per precision:\n";
+    std::vector<std::vector<Cell>> layer;
+    std::vector<Cell> head;
+    for (const auto& h : fmt::layer_header()) head.push_back({h});
+    layer.push_back(head);
+    for (const auto& p : r.layer->precisions) {
+      std::vector<Cell> cells;
+      for (const auto& c : fmt::layer_row(p)) cells.push_back({c});
+      layer.push_back(std::move(cells));
+    }
+    out += table(layer, false);
+    if (r.layer->other_shapes > 0)
+      out +=
+          std::to_string(r.layer->other_shapes) + " shape(s) not from a model grid are in no sum\n";
+  }
+  for (const auto& note : r.sol.notes)
+    out += "speed-of-light not available: " + fmt::one_line(note) + "\n";
+  for (const auto& note : fmt::clock_notes(r)) out += "clock: " + fmt::one_line(note) + "\n";
+
+  bool failed_header = false;
+  for (const auto& row : r.shapes) {
+    if (row.verdict != Verdict::failed) continue;
+    if (!failed_header) out += "failed shapes (left out of every aggregate):\n";
+    failed_header = true;
+    out += "  " + row.shape + ": " + fmt::one_line(row.failure) + "\n";
+  }
+  for (const auto& row : r.shapes) {
+    if (row.throttled_arms.empty()) continue;
+    std::string list;
+    for (const auto& a : row.throttled_arms) list += (list.empty() ? "" : ", ") + a;
+    out += "throttled: " + row.shape + " (" + list + ")\n";
+  }
+  return out;
+}
+
+}  // namespace abh

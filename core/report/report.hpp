@@ -1,0 +1,202 @@
+// C9 report model: everything a renderer shows, computed once from the plan and the validated
+// arm outcomes. Renderers (report_render.hpp) only format it; `to_json` / `report_from_json` map it
+// to report.json (schemas/report.schema.json), from which any other format can be re-rendered.
+//
+// A shape gets a speedup only when every planned arm has a valid, verified result; otherwise its
+// verdict is "failed" with the reason, and it is left out of every aggregate (the summary says how
+// many and which).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "system/json_io.hpp"
+#include "model/outcome.hpp"
+#include "model/plan.hpp"
+#include "stats/roofline.hpp"
+#include "stats/statistics.hpp"
+
+namespace abh {
+
+// One arm of one shape, as measured.
+struct ArmStats {
+  std::string arm;      // "A1", "B", "A2", ...
+  std::string variant;  // "baseline" | "candidate"
+  int round = 0;
+  bool ok = false;      // a valid, verified result exists
+  std::string failure;  // why not, when !ok
+  // The fields below are meaningful only when ok.
+  double median_ns = 0;      // at the shape's reference clock when the shape is clock-normalized
+  double raw_median_ns = 0;  // the median of the samples as measured
+  double min_ns = 0;
+  double noise = 0;  // the worker's robust noise: 1.4826 * MAD / median of the samples
+  std::uint64_t samples = 0;
+  std::string timer;
+  std::string stop_reason;
+  std::vector<std::string> kernel_names;
+  std::string tactic;
+  std::optional<double> tflops;  // measurement.flops at the median time; absent when flops = 0
+  std::optional<double> gbps;    // measurement.min_bytes at the median time
+  bool throttled = false;        // result.telemetry.throttled
+  std::string throttle_note;
+  // GPU arms with clocked samples: the median SM clock and the fitted slope of log(time) on
+  // log(clock) (statistics.hpp); absent otherwise.
+  std::optional<double> median_mhz, clock_slope;
+  // The shape's speed-of-light time / median_ns (C10): 1 = at the roofline bound. Absent when
+  // the arm failed or the shape has no speed-of-light time (Report::sol says why).
+  std::optional<double> sol_fraction;
+  bool operator==(const ArmStats&) const = default;
+};
+
+struct ShapeRow {
+  std::string shape;
+  std::string label;
+  std::vector<ArmStats> arms;  // in execution order
+  Verdict verdict = Verdict::failed;
+  std::string failure;  // verdict failed: which arm(s) and why
+  // Set exactly when the verdict is not failed:
+  std::optional<double> baseline_ns;   // mean of the A arms' medians
+  std::optional<double> candidate_ns;  // mean of the B arms' medians
+  std::optional<double> speedup;       // baseline_ns / candidate_ns (> 1: candidate faster)
+  std::optional<Interval> ci;
+  std::optional<double> drift;  // last A / first A; absent when the schedule has one A arm
+  std::vector<std::string> throttled_arms;
+  // Set when the shape was compared at one SM clock (StatsOptions::clock_normalize): the median of
+  // all its samples' clocks, to which every sample was moved.
+  std::optional<double> reference_mhz;
+  // Candidate arms' median clock / baseline arms' - 1, when clocks were recorded. One shape's gap
+  // is mostly arm-to-arm clock wander; averaged over shapes (the report's clock note) it shows a
+  // candidate that draws more power and, at the power cap, keeps less of its speedup.
+  std::optional<double> clock_gap;
+  // Speed of light (roofline.hpp) on the shape's GPU; absent when it cannot be computed.
+  std::optional<double> sol_ns;
+  std::string sol_bound;  // "compute" | "memory" | "launch" when sol_ns is set
+  // sol_ns / baseline_ns and sol_ns / candidate_ns, set when both sol_ns and the speedup are.
+  std::optional<double> baseline_sol_fraction, candidate_sol_fraction;
+  bool operator==(const ShapeRow&) const = default;
+};
+
+struct Extreme {
+  std::string shape;
+  double speedup = 0;
+  bool operator==(const Extreme&) const = default;
+};
+
+struct Summary {
+  int shapes_total = 0;
+  int shapes_compared = 0;  // shapes with a speedup: the ones in every aggregate below
+  int shapes_failed = 0;
+  int shapes_throttled = 0;
+  std::map<std::string, int> verdicts;  // every verdict name, with its count (0 included)
+  int improved = 0;                     // verdict faster: whole interval above 1 + band
+  int regressed = 0;                    // verdict slower: whole interval below 1 - band
+  // Absent when no shape could be compared.
+  std::optional<double> geomean;
+  std::optional<Interval> geomean_ci;
+  std::optional<Verdict> geomean_verdict;  // classify(geomean_ci) with no drift term
+  std::optional<Extreme> min_speedup, max_speedup;
+  std::optional<double> baseline_total_ns, candidate_total_ns;
+  std::optional<double> summed_time_ratio;  // baseline_total_ns / candidate_total_ns
+  std::optional<Interval> summed_time_ratio_ci;
+  bool operator==(const Summary&) const = default;
+};
+
+struct VariantProvenance {
+  std::string name;       // baseline | candidate
+  std::string requested;  // what the user typed
+  std::string kind;       // commit | worktree
+  std::string commit;
+  std::string source_digest;
+  std::string tracked_diff_sha256, untracked_sha256;  // worktree only
+  std::string plugin_sha256;
+  std::string toolchain_id;
+  bool operator==(const VariantProvenance&) const = default;
+};
+
+struct Provenance {
+  std::string run_id;
+  std::string harness_version;
+  std::string created_at;
+  std::string repo;
+  std::string plugin_target;
+  std::vector<std::string> command;
+  std::string worker_sha256;
+  std::string result_set_digest;
+  std::vector<VariantProvenance> variants;
+  std::vector<Environment> machine;
+  MeasureSettings settings;
+  ScheduleOptions schedule;
+};
+
+// How the speed-of-light times were obtained, and why shapes have none. Notes are recorded once
+// per distinct reason (with the number of shapes it applies to), never per arm.
+struct SpeedOfLight {
+  std::string table;              // the GPU table's file; empty when none was loaded
+  std::vector<std::string> gpus;  // table entries used, sorted
+  int shapes = 0;                 // shapes with a speed-of-light time
+  std::vector<std::string> notes;
+  bool operator==(const SpeedOfLight&) const = default;
+};
+
+// C10 per-layer summary of a model grid (`abharness grid --model`): one entry per precision
+// recipe, summing the mean times of that precision's GEMMs.
+struct PrecisionSum {
+  std::string precision;             // recipe: bf16, fp8, fp8_block, mxfp8, nvfp4
+  int gemms = 0;                     // model GEMMs of this precision in the plan (12 per layer)
+  std::vector<std::string> missing;  // failed shapes, left out of both sums: the sums are partial
+  // Sums over the compared GEMMs; absent when none was compared.
+  std::optional<double> baseline_ns, candidate_ns;
+  std::optional<double> sol_ns;  // sum of speed-of-light times, when every GEMM has one
+  // This precision's sum / bf16's sum, per variant; absent without bf16 or when either sum is
+  // partial (a ratio of partial sums compares different sets of GEMMs).
+  std::optional<double> baseline_vs_bf16, candidate_vs_bf16;
+  bool operator==(const PrecisionSum&) const = default;
+};
+
+struct LayerSummary {
+  std::vector<PrecisionSum> precisions;  // in known_precisions() order
+  int other_shapes = 0;                  // shapes that are not model GEMMs: in no sum
+  bool operator==(const LayerSummary&) const = default;
+};
+
+struct Report {
+  int schema_version = 0;
+  StatsOptions stats;
+  Summary summary;
+  std::vector<ShapeRow> shapes;  // in plan order
+  SpeedOfLight sol;
+  std::optional<LayerSummary> layer;  // present when the plan has model-grid GEMMs
+  Provenance provenance;
+};
+
+// What build_report needs for speed-of-light times: the GPU table (data/gpus.json) with its
+// default fractions. Without a table no shape gets one, and the report records `table_error`
+// (why it could not be loaded) or that none was given.
+struct RooflineContext {
+  const GpuTable* table = nullptr;
+  std::string table_error;
+};
+
+// Computes the report. Outcomes are matched to the plan's tasks by (shape, arm); a planned arm
+// without an outcome is a failed arm ("no outcome"); an outcome the plan does not contain, or two
+// for one arm, is an error (validation should have refused them). A result whose correctness
+// check did not pass, or that has no samples, counts as a failed arm.
+//
+// Speed of light: a shape gets one when its GPU (plan.machine[task.gpu].gpu->name) is in the
+// table and its params have positive integer m, n, k and a precision the GPU runs ("precision"
+// absent: bf16). Model-grid GEMMs (label "<qkv|proj|fc1|fc2> <fprop|dgrad|wgrad>" and a GEMM
+// precision param) are also summed per precision into Report::layer.
+Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
+                    const StatsOptions& opt, const std::string& result_set_digest,
+                    const RooflineContext& roofline = {});
+
+// Shapes whose verdict is "slower": what --fail-on-regression fails on. Unstable and ambiguous
+// shapes are not counted (they are not evidence of a regression) but are visible in the summary.
+int count_regressions(const Report& r);
+
+json to_json(const Report& r);
+Report report_from_json(const json& j, const std::string& where);
+
+}  // namespace abh

@@ -1,0 +1,264 @@
+#include "report/report_render.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <system_error>
+
+#include "system/error.hpp"
+
+namespace abh {
+
+const std::vector<ReportFormat>& report_format_table() {
+  // An explicit table rather than self-registering objects: a static library drops object files
+  // that nothing references, and with them their registrations.
+  static const std::vector<ReportFormat> table = {
+      {"terminal", "txt", "aligned table for a terminal (colour when asked)", render_terminal},
+      {"markdown", "md", "summary, per-shape table and folded provenance for a pull request",
+       render_markdown},
+      {"json", "json", "the whole report (schemas/report.schema.json)", render_json},
+      {"csv", "csv", "one row per shape (RFC 4180)", render_csv},
+      {"svg", "svg", "per-shape speedup chart with intervals, noise band and drift", render_svg},
+  };
+  return table;
+}
+
+std::vector<std::string> report_formats() {
+  std::vector<std::string> names;
+  for (const auto& f : report_format_table()) names.push_back(f.name);
+  return names;
+}
+
+const ReportFormat& report_format(const std::string& name) {
+  std::string known;
+  for (const auto& f : report_format_table()) {
+    if (f.name == name) return f;
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  throw UsageError("report format '" + name + "' is unknown: use one of " + known);
+}
+
+std::string render(const Report& r, const std::string& format, const RenderOptions& opt) {
+  return report_format(format).render(r, opt);
+}
+
+namespace fmt {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  if (res.ec != std::errc()) throw Error("cannot format number " + std::to_string(v));
+  return std::string(buf, res.ptr);
+}
+
+std::string exact(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  if (res.ec != std::errc()) throw Error("cannot format number " + std::to_string(v));
+  return std::string(buf, res.ptr);
+}
+
+std::string duration(double ns) {
+  static const char* const units[] = {"ns", "\u00b5s", "ms", "s"};
+  double v = ns;
+  int unit = 0;
+  while (unit < 3 && std::abs(v) >= 1000) {
+    v /= 1000;
+    ++unit;
+  }
+  for (;;) {
+    int digits = std::abs(v) >= 1 ? static_cast<int>(std::floor(std::log10(std::abs(v)))) + 1 : 1;
+    std::string text = fixed(v, std::max(0, 4 - digits));
+    // Rounding can carry into a fifth digit (999.96 ns -> "1000.0"): move up a unit instead.
+    std::size_t int_digits = text.find('.') == std::string::npos ? text.size() : text.find('.');
+    if (text[0] == '-') --int_digits;
+    if (unit < 3 && int_digits > 3) {
+      v /= 1000;
+      ++unit;
+      continue;
+    }
+    return text + " " + units[unit];
+  }
+}
+
+std::string ratio(double v) {
+  return fixed(v, 4) + "x";
+}
+
+std::string interval(const Interval& ci) {
+  return "[" + fixed(ci.lo, 4) + ", " + fixed(ci.hi, 4) + "]";
+}
+
+std::string drift(double d) {
+  double pct = (d - 1) * 100;
+  std::string mag = fixed(std::abs(pct), 2);
+  return (pct < 0 && mag != "0.00" ? "-" : "+") + mag + "%";
+}
+
+std::string percent(double fraction, int decimals) {
+  return fixed(fraction * 100, decimals) + "%";
+}
+
+std::string confidence_label(double confidence) {
+  std::string p = fixed(confidence * 100, 1);
+  if (p.size() > 2 && p.substr(p.size() - 2) == ".0") p.resize(p.size() - 2);
+  return p + "% CI";
+}
+
+std::string short_id(const std::string& id) {
+  return id.substr(0, 12);
+}
+
+std::string variant_label(const VariantProvenance& v) {
+  std::string label = one_line(v.requested.empty() ? v.name : v.requested);
+  if (!v.commit.empty()) label += " (" + short_id(v.commit) + ")";
+  return label;
+}
+
+std::vector<std::string> arm_columns(const Report& r) {
+  std::vector<std::string> cols;
+  for (const auto& row : r.shapes)
+    for (const auto& a : row.arms)
+      if (std::find(cols.begin(), cols.end(), a.arm) == cols.end()) cols.push_back(a.arm);
+  return cols;
+}
+
+const ArmStats* find_arm(const ShapeRow& row, const std::string& arm) {
+  for (const auto& a : row.arms)
+    if (a.arm == arm) return &a;
+  return nullptr;
+}
+
+std::string verdict_counts(const Summary& s) {
+  std::string out;
+  for (Verdict v : all_verdicts()) {
+    auto it = s.verdicts.find(to_string(v));
+    int n = it == s.verdicts.end() ? 0 : it->second;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(v);
+  }
+  return out;
+}
+
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;  // CRLF is one break
+    if (c == '\n' || c == '\r')
+      out += " / ";
+    else if (c == '\t')
+      out += ' ';
+    else if (c < 0x20 || c == 0x7f)
+      out += '?';
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
+bool has_sol(const Report& r) {
+  for (const auto& row : r.shapes)
+    if (row.sol_ns) return true;
+  return false;
+}
+
+std::string sol_pair(const ShapeRow& row) {
+  if (!row.baseline_sol_fraction || !row.candidate_sol_fraction) return "-";
+  return percent(*row.baseline_sol_fraction, 1) + " -> " + percent(*row.candidate_sol_fraction, 1);
+}
+
+std::string sol_legend(const Report& r) {
+  std::string gpus;
+  for (const auto& g : r.sol.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+  return "SOL = speed-of-light time / measured time (baseline -> candidate; 100% = at the "
+         "roofline bound) on " +
+         gpus + ", from " + r.sol.table + " (docs/roofline.md)";
+}
+
+std::vector<std::string> clock_notes(const Report& r) {
+  std::vector<std::string> out;
+  int normalized = 0;
+  double lo = 0, hi = 0;
+  for (const auto& row : r.shapes) {
+    if (!row.reference_mhz) continue;
+    lo = normalized == 0 ? *row.reference_mhz : std::min(lo, *row.reference_mhz);
+    hi = normalized == 0 ? *row.reference_mhz : std::max(hi, *row.reference_mhz);
+    ++normalized;
+  }
+  if (normalized > 0) {
+    char range[64];
+    std::snprintf(range, sizeof range, lo == hi ? "%.0f MHz" : "%.0f-%.0f MHz", lo, hi);
+    out.push_back(std::to_string(normalized) + " shape(s) compared at one SM clock each (" + range +
+                  ", the median of the shape's samples): every sample was moved along its arm's "
+                  "fitted time-clock line, as locked clocks would measure it; --raw-clocks "
+                  "compares the times as measured (docs/statistics.md)");
+  }
+  // Said, not silent: a shape that could not be compared at one clock because only some of its
+  // arms carry clock readings (results from before clocks were recorded, resumed into a run).
+  if (r.stats.clock_normalize)
+    for (const auto& row : r.shapes) {
+      if (row.reference_mhz || row.verdict == Verdict::failed) continue;
+      std::string unclocked;
+      std::size_t n = 0;
+      for (const auto& a : row.arms)
+        if (!a.median_mhz) unclocked += (n++ ? ", " : "") + a.arm;
+      if (n > 0 && n < row.arms.size())
+        out.push_back(row.shape + " compared as measured, not at one clock: arm(s) " + unclocked +
+                      " recorded no clock readings");
+    }
+  // One shape's gap is mostly the power controller's arm-to-arm wander (a few percent on an H200
+  // at its power cap, either way); averaged over shapes it says whether the candidate draws more.
+  double log_sum = 0;
+  int gaps = 0;
+  for (const auto& row : r.shapes)
+    if (row.clock_gap) log_sum += std::log1p(*row.clock_gap), ++gaps;
+  if (gaps > 0) {
+    const double mean = std::expm1(log_sum / gaps);
+    std::string line = "the candidate's arms ran at a " + percent(std::fabs(mean), 1) +
+                       (mean < 0 ? " lower" : " higher") +
+                       " median SM clock than the baseline's, averaged over " +
+                       std::to_string(gaps) + " shape(s)";
+    if (mean < -0.01)
+      line +=
+          ": it likely draws more power, and at the power cap keeps less of its speedup "
+          "than the equal-clock figures say";
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::string arm_clock(const ArmStats& a) {
+  if (!a.median_mhz) return "-";
+  char buf[64];
+  if (a.clock_slope)
+    std::snprintf(buf, sizeof buf, "%.0f MHz, slope %.2f", *a.median_mhz, *a.clock_slope);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MHz", *a.median_mhz);
+  return buf;
+}
+
+std::vector<std::string> layer_header() {
+  return {"precision",        "GEMMs", "baseline", "candidate", "baseline / bf16",
+          "candidate / bf16", "SOL"};
+}
+
+std::vector<std::string> layer_row(const PrecisionSum& p) {
+  std::string gemms = std::to_string(p.gemms);
+  if (!p.missing.empty()) gemms += " (" + std::to_string(p.missing.size()) + " failed)";
+  auto time = [&](const std::optional<double>& ns) {
+    if (!ns) return std::string("-");
+    return duration(*ns) + (p.missing.empty() ? "" : " (partial)");
+  };
+  auto rel = [](const std::optional<double>& v) { return v ? ratio(*v) : std::string("-"); };
+  return {p.precision,
+          gemms,
+          time(p.baseline_ns),
+          time(p.candidate_ns),
+          rel(p.baseline_vs_bf16),
+          rel(p.candidate_vs_bf16),
+          p.sol_ns ? duration(*p.sol_ns) : "-"};
+}
+
+}  // namespace fmt
+}  // namespace abh

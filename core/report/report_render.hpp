@@ -1,0 +1,74 @@
+// Report renderers, registered by format name. Each format lives in its own file
+// (render_<format>.cpp) and only formats a Report: no statistic is computed while rendering, so
+// every format shows the same numbers. Output is deterministic: the same report gives the same
+// bytes (no clock, no locale, no hash-map order).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace abh {
+
+struct RenderOptions {
+  bool color = false;  // ANSI colours in the terminal format; the caller sets it from isatty()
+};
+
+using RenderFunction = std::string (*)(const Report&, const RenderOptions&);
+
+struct ReportFormat {
+  std::string name;       // what --format takes
+  std::string extension;  // file name extension in runs/<id>/report.<ext>
+  std::string description;
+  RenderFunction render;
+};
+
+const std::vector<ReportFormat>& report_format_table();
+std::vector<std::string> report_formats();
+const ReportFormat& report_format(const std::string& name);  // UsageError naming the known ones
+std::string render(const Report& r, const std::string& format, const RenderOptions& opt);
+
+std::string render_terminal(const Report& r, const RenderOptions& opt);
+std::string render_markdown(const Report& r, const RenderOptions& opt);
+std::string render_json(const Report& r, const RenderOptions& opt);
+std::string render_csv(const Report& r, const RenderOptions& opt);
+std::string render_svg(const Report& r, const RenderOptions& opt);
+
+// Formatting shared by the renderers. All of it is locale-independent (std::to_chars).
+namespace fmt {
+std::string fixed(double v, int decimals);  // "1.0312"
+std::string exact(double v);                // shortest text that reads back to the same double
+std::string duration(double ns);  // auto-scaled, 4 significant digits: "812.3 ns", "1.235 ms"
+std::string ratio(double v);      // "1.0312x"
+std::string interval(const Interval& ci);               // "[1.0290, 1.0335]"
+std::string drift(double d);                            // as a signed percent change: "+0.12%"
+std::string percent(double fraction, int decimals);     // 0.01 -> "1.0%"
+std::string confidence_label(double confidence);        // 0.95 -> "95% CI"
+std::string short_id(const std::string& id);            // a digest or commit id, cut to 12 chars
+std::string variant_label(const VariantProvenance& v);  // "main (1a2b3c4d5e6f)"
+// The arm names across all shapes, in first-seen execution order (A1, B, A2 for ABA).
+std::vector<std::string> arm_columns(const Report& r);
+const ArmStats* find_arm(const ShapeRow& row, const std::string& arm);
+std::string verdict_counts(const Summary& s);  // "10 faster, 4 same, ..."
+// Speed of light (C10). has_sol: some shape has a speed-of-light time (renderers add their SOL
+// column only then). sol_pair: "71.2% -> 78.0%", the baseline's and the candidate's mean time as
+// a fraction of speed of light, or "-". sol_legend: one sentence saying what the column is and
+// where its figures come from. layer_row: the cells of one per-layer summary row (precision,
+// GEMMs, baseline sum, candidate sum, baseline / bf16, candidate / bf16, SOL sum).
+bool has_sol(const Report& r);
+std::string sol_pair(const ShapeRow& row);
+std::string sol_legend(const Report& r);
+std::vector<std::string> layer_header();
+std::vector<std::string> layer_row(const PrecisionSum& p);
+// What clock normalization did to this report and the candidate's average clock against the
+// baseline's, one sentence per line (none for arms without clocked samples). arm_clock: an
+// arm's median clock and fitted slope, "1452 MHz, slope -0.98", or "-".
+std::vector<std::string> clock_notes(const Report& r);
+std::string arm_clock(const ArmStats& a);
+// Text from result files (failure reasons, notes) on one line, with control characters (terminal
+// escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.
+std::string one_line(const std::string& s);
+}  // namespace fmt
+
+}  // namespace abh

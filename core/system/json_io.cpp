@@ -1,0 +1,196 @@
+#include "system/json_io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "system/error.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string type_of(const json& j) {
+  if (j.is_number_integer()) return "integer " + j.dump();
+  if (j.is_number()) return "number " + j.dump();
+  std::string t = j.type_name();
+  std::string v = j.dump();
+  if (v.size() > 40) v = v.substr(0, 37) + "...";
+  return t + " " + v;
+}
+
+template <typename T>
+const char* expected_name() {
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  if constexpr (std::is_integral_v<T>) return "an integer";
+  if constexpr (std::is_floating_point_v<T>) return "a number";
+  return "a value of another type";
+}
+
+template <typename T>
+bool has_type(const json& v) {
+  if constexpr (std::is_same_v<T, std::string>) return v.is_string();
+  if constexpr (std::is_same_v<T, bool>) return v.is_boolean();
+  if constexpr (std::is_integral_v<T>) return v.is_number_integer();
+  if constexpr (std::is_floating_point_v<T>) return v.is_number();
+  return true;
+}
+
+void sys_fail(const std::string& what, const fs::path& p) {
+  throw Error(what + " " + p.string() + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+json parse_json(const std::string& text, const std::string& origin, const JsonLimits& lim) {
+  if (text.size() > lim.max_bytes)
+    throw Error(origin + ": " + std::to_string(text.size()) + " bytes is more than the limit of " +
+                std::to_string(lim.max_bytes));
+  int depth = 0;
+  bool too_deep = false;
+  // The callback bounds nesting before nlohmann recurses into it, so hostile input cannot blow the
+  // stack.
+  json::parser_callback_t cb = [&](int d, json::parse_event_t ev, json&) {
+    if (ev == json::parse_event_t::object_start || ev == json::parse_event_t::array_start) {
+      depth = d;
+      if (d >= lim.max_depth) too_deep = true;
+    }
+    return !too_deep;
+  };
+  json j;
+  try {
+    j = json::parse(text, cb, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const json::parse_error& e) {
+    throw Error(origin + ": not valid JSON (" + e.what() + ")");
+  }
+  if (too_deep)
+    throw Error(origin + ": JSON nested deeper than " + std::to_string(lim.max_depth) + " levels");
+  (void)depth;
+  return j;
+}
+
+std::string read_text_file(const fs::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) throw Error("cannot read " + path.string() + ": " + ec.message());
+  if (size > max_bytes)
+    throw Error(path.string() + ": " + std::to_string(size) + " bytes is more than the limit of " +
+                std::to_string(max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json read_json_file(const fs::path& path, const JsonLimits& lim) {
+  return parse_json(read_text_file(path, lim.max_bytes), path.string(), lim);
+}
+
+void write_file_atomic(const fs::path& path, const std::string& content) {
+  fs::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  fs::create_directories(dir);
+  fs::path tmp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) sys_fail("cannot create", tmp);
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int saved = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      errno = saved;
+      sys_fail("cannot write", tmp);
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    sys_fail("cannot fsync", tmp);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) sys_fail("cannot rename into", path);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void write_json_atomic(const fs::path& path, const json& j) {
+  write_file_atomic(path, j.dump(2) + "\n");
+}
+
+std::string canonical(const json& j) {
+  return j.dump();
+}  // nlohmann objects are key-sorted
+
+void require_object(const json& j, const std::string& where) {
+  if (!j.is_object()) throw Error(where + ": expected a JSON object, found " + type_of(j));
+}
+
+const json& object_field(const json& obj, const char* key, const std::string& where) {
+  require_object(obj, where);
+  auto it = obj.find(key);
+  if (it == obj.end()) throw Error(where + ": missing field '" + key + "'");
+  if (!it->is_object())
+    throw Error(where + ": field '" + key + "': expected an object, found " + type_of(*it));
+  return *it;
+}
+
+template <typename T>
+T field(const json& obj, const char* key, const std::string& where) {
+  require_object(obj, where);
+  auto it = obj.find(key);
+  if (it == obj.end()) throw Error(where + ": missing field '" + key + "'");
+  if (!has_type<T>(*it))
+    throw Error(where + ": field '" + key + "': expected " + expected_name<T>() + ", found " +
+                type_of(*it));
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Range-check before narrowing: a hostile 1e30 must not wrap around.
+    if (it->is_number_unsigned()) {
+      auto u = it->get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+        throw Error(where + ": field '" + key + "': " + it->dump() + " is out of range");
+    } else {
+      auto s = it->get<std::int64_t>();
+      if (s < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+          (s > 0 && static_cast<std::uint64_t>(s) >
+                        static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
+        throw Error(where + ": field '" + key + "': " + it->dump() + " is out of range");
+    }
+  }
+  return it->get<T>();
+}
+
+template <typename T>
+T field_or(const json& obj, const char* key, const std::string& where, T fallback) {
+  require_object(obj, where);
+  if (!obj.contains(key) || obj.at(key).is_null()) return fallback;
+  return field<T>(obj, key, where);
+}
+
+template std::string field<std::string>(const json&, const char*, const std::string&);
+template bool field<bool>(const json&, const char*, const std::string&);
+template int field<int>(const json&, const char*, const std::string&);
+template std::int64_t field<std::int64_t>(const json&, const char*, const std::string&);
+template std::uint64_t field<std::uint64_t>(const json&, const char*, const std::string&);
+template double field<double>(const json&, const char*, const std::string&);
+template std::string field_or<std::string>(const json&, const char*, const std::string&,
+                                           std::string);
+template bool field_or<bool>(const json&, const char*, const std::string&, bool);
+template int field_or<int>(const json&, const char*, const std::string&, int);
+template std::int64_t field_or<std::int64_t>(const json&, const char*, const std::string&,
+                                             std::int64_t);
+template double field_or<double>(const json&, const char*, const std::string&, double);
+
+}  // namespace abh
