@@ -5,20 +5,15 @@
 #include <string>
 #include <thread>
 
-#include "system/error.hpp"
 #include "stats/statistics.hpp"
 #include "stopping.hpp"
+#include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh::worker {
 namespace {
 
 constexpr int kMaxBatch = 1024;
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // What the stopping rule judges: with clocked samples, the samples moved to their median clock
 // along the arm's own time-clock line (statistics.hpp), as the report will compare them; the
@@ -118,7 +113,7 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measuremen
       first_kernels = names;
     else if (names != first_kernels)
       throw Error("the set of kernels changed between sampling batches (first [" +
-                  join(first_kernels) + "], now [" + join(names) +
+                  join(first_kernels, ", ") + "], now [" + join(names, ", ") +
                   "]): a plugin must launch the same kernels every iteration");
     if (discarded) {
       if (clock.recovery_s >= s.max_time_s) {

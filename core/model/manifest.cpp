@@ -4,6 +4,7 @@
 #include <set>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -12,12 +13,6 @@ namespace {
 
 constexpr int kManifestSchemaVersion = 1;
 const std::set<std::string> kRecipeKeys = {"argv", "artifact", "env", "shell", "timeout_s"};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
 
 void check_no_nul(const std::string& s, const std::string& where, const std::string& what) {
   if (s.find('\0') != std::string::npos)
@@ -111,7 +106,7 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
       auto names = plugin_names(plugins);
       throw UsageError(fname + ": field 'plugins': has no target '" + target + "'; " +
                        (names.empty() ? std::string("it declares no targets at all")
-                                      : "it declares: " + join(names)) +
+                                      : "it declares: " + join(names, ", ")) +
                        " (pick one of those, or add '" + target + "' to the manifest)");
     }
     const std::string where = fname + ": plugins." + target;

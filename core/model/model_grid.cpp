@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -148,9 +149,7 @@ const std::vector<std::string>& known_precisions() {
 namespace {
 void check_member(const std::vector<std::string>& v, const std::string& x, const char* what) {
   if (std::find(v.begin(), v.end(), x) != v.end()) return;
-  std::string known;
-  for (const auto& p : v) known += (known.empty() ? "" : ", ") + p;
-  throw UsageError(std::string("unknown ") + what + " '" + x + "': use one of " + known);
+  throw UsageError(std::string("unknown ") + what + " '" + x + "': use one of " + join(v, ", "));
 }
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -32,9 +33,8 @@ std::vector<std::string> schedule_names() {
 std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt) {
   auto it = registry().find(opt.name);
   if (it == registry().end()) {
-    std::string names;
-    for (const auto& n : schedule_names()) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError("--schedule '" + opt.name + "' is unknown: use one of " + names);
+    throw UsageError("--schedule '" + opt.name + "' is unknown: use one of " +
+                     join(schedule_names(), ", "));
   }
   if (opt.rounds < 1) throw UsageError("--rounds must be >= 1");
   if (opt.gpus < 1) throw UsageError("--gpus must name at least one GPU");

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "report/report_render.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -36,12 +37,6 @@ std::string code(const std::string& s) {
   }
   bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 std::string opt_number(const std::optional<double>& v, int decimals) {
@@ -188,9 +183,7 @@ std::string provenance(const Report& r) {
   std::string out = "<details><summary>Provenance</summary>\n\n";
   out += "- Run: " + code(p.run_id) + ", created " + esc(p.created_at) + ", abharness " +
          esc(p.harness_version) + "\n";
-  std::string argv;
-  for (const auto& a : p.command) argv += (argv.empty() ? "" : " ") + a;
-  out += "- Command: " + code(argv) + "\n";
+  out += "- Command: " + code(join(p.command, " ")) + "\n";
   out += "- Repository: " + code(p.repo) + ", plugin target " + code(p.plugin_target) + "\n";
   for (const auto& v : p.variants) {
     out += "- " + esc(v.name) + ": requested " + code(v.requested) + ", " + esc(v.kind) + " " +

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "report/report_render.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -153,9 +154,7 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   }
   for (const auto& row : r.shapes) {
     if (row.throttled_arms.empty()) continue;
-    std::string list;
-    for (const auto& a : row.throttled_arms) list += (list.empty() ? "" : ", ") + a;
-    out += "throttled: " + row.shape + " (" + list + ")\n";
+    out += "throttled: " + row.shape + " (" + join(row.throttled_arms, ", ") + ")\n";
   }
   return out;
 }

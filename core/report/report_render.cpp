@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 
@@ -169,11 +170,9 @@ std::string sol_pair(const ShapeRow& row) {
 }
 
 std::string sol_legend(const Report& r) {
-  std::string gpus;
-  for (const auto& g : r.sol.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
   return "SOL = speed-of-light time / measured time (baseline -> candidate; 100% = at the "
          "roofline bound) on " +
-         gpus + ", from " + r.sol.table + " (docs/roofline.md)";
+         join(r.sol.gpus, ", ") + ", from " + r.sol.table + " (docs/roofline.md)";
 }
 
 std::vector<std::string> clock_notes(const Report& r) {

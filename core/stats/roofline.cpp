@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "system/error.hpp"
 #include "model/model_grid.hpp"
+#include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -212,10 +213,8 @@ RooflineResult roofline(const Shape& shape, const GpuSpec& gpu, const RooflineOp
   }
   const std::string recipe = recipe_of(r.precision);
   if (std::find(gpu.precisions.begin(), gpu.precisions.end(), recipe) == gpu.precisions.end()) {
-    std::string have;
-    for (const auto& x : gpu.precisions) have += (have.empty() ? "" : ", ") + x;
     throw UsageError(where + ": " + gpu.name + " does not run " + r.precision +
-                     " natively (it runs " + have + ")");
+                     " natively (it runs " + join(gpu.precisions, ", ") + ")");
   }
   const GemmOperands defaults = default_operands(r.precision);
   auto str = [&](const char* key, const std::string& fallback) {

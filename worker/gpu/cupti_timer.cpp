@@ -1,4 +1,4 @@
-// The "cupti" timer (C4, the default on a GPU): kernel time from CUPTI Activity records.
+// The "cupti" timer (the default on a GPU): kernel time from CUPTI Activity records.
 //
 // Each timed iteration runs between cuptiActivityPushExternalCorrelationId / Pop with an id of its
 // own. CUPTI emits an EXTERNAL_CORRELATION record for every runtime and driver API call made while
@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "gpu/cuda_check.hpp"
+#include "system/text.hpp"
 #include "timer.hpp"
 
 namespace abh::worker::gpu {
@@ -174,12 +175,6 @@ Drained drain() {
   return d;
 }
 
-std::string join_names(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 class CuptiTimer final : public Timer {
  public:
   explicit CuptiTimer(const TimerContext& ctx) : ctx_(ctx) {
@@ -257,8 +252,8 @@ class CuptiTimer final : public Timer {
         names_ = names;
       } else if (sorted != first_sorted) {
         throw Error("the kernels of timed iteration " + std::to_string(i) + " [" +
-                    join_names(names) + "] differ from those of iteration 0 [" +
-                    join_names(names_) +
+                    join(names, ", ") + "] differ from those of iteration 0 [" +
+                    join(names_, ", ") +
                     "]: the plugin changed its tactic mid-measurement; samples would mix kernels");
       }
       out.push_back(ns);
