@@ -124,23 +124,19 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
     auto argv_it = p.find("argv");
     if (argv_it == p.end() || !argv_it->is_array() || argv_it->empty())
       throw UsageError(where + ": field 'argv': expected a non-empty array of strings");
-    if ((*argv_it)[0].is_string() && !r.shell) {
+    r.argv = string_array(p, "argv", where);
+    if (!r.shell) {
       // Checked before substitution: the harness's own values may contain spaces.
-      std::string raw = (*argv_it)[0].get<std::string>();
+      std::string raw = r.argv[0];
       for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
         for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
           raw.erase(pos, std::string(token).size());
       check_not_a_command_line(raw, where);
     }
-    for (size_t i = 0; i < argv_it->size(); ++i) {
+    for (size_t i = 0; i < r.argv.size(); ++i) {
       const std::string name = "argv[" + std::to_string(i) + "]";
-      if (!(*argv_it)[i].is_string())
-        throw UsageError(where + ": field '" + name + "': expected a string, found " +
-                         (*argv_it)[i].dump());
-      std::string a = (*argv_it)[i].get<std::string>();
-      check_no_nul(a, where, name);
-      substitute_all(a, vars, where, name);
-      r.argv.push_back(std::move(a));
+      check_no_nul(r.argv[i], where, name);
+      substitute_all(r.argv[i], vars, where, name);
     }
     if (r.argv[0].empty())
       throw UsageError(where + ": field 'argv[0]': the program to run is an empty string");

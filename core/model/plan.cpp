@@ -23,12 +23,7 @@ json to_json(const Variant& v) {
 BuildRecipe recipe_from_json(const json& j, const std::string& where) {
   BuildRecipe r;
   r.target = field<std::string>(j, "target", where);
-  const json& argv = j.at("argv");
-  if (!argv.is_array()) throw Error(where + ": field 'argv': expected an array of strings");
-  for (const auto& a : argv) {
-    if (!a.is_string()) throw Error(where + ": field 'argv': expected an array of strings");
-    r.argv.push_back(a.get<std::string>());
-  }
+  r.argv = string_array(j, "argv", where);
   r.artifact = field<std::string>(j, "artifact", where);
   for (auto it = object_field(j, "env", where).begin(); it != j.at("env").end(); ++it) {
     if (!it->is_string()) throw Error(where + ".env: field '" + it.key() + "': expected a string");
@@ -77,14 +72,6 @@ Task task_from_json(const json& j, const std::string& where) {
   check_safe_name(t.shape, where + ": shape");
   check_safe_name(t.arm, where + ": arm");
   return t;
-}
-
-const json& array_field(const json& j, const char* key, const std::string& where) {
-  require_object(j, where);
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_array())
-    throw Error(where + ": field '" + key + "': expected an array");
-  return *it;
 }
 
 }  // namespace
@@ -146,10 +133,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
   p.created_at = field<std::string>(j, "created_at", where);
   p.repo = field<std::string>(j, "repo", where);
   p.plugin_target = field<std::string>(j, "plugin_target", where);
-  for (const auto& a : array_field(j, "command", where)) {
-    if (!a.is_string()) throw Error(where + ": field 'command': expected strings");
-    p.command.push_back(a.get<std::string>());
-  }
+  p.command = string_array(j, "command", where);
   p.worker_sha256 = field<std::string>(j, "worker_sha256", where);
   const auto& vs = array_field(j, "variants", where);
   for (size_t i = 0; i < vs.size(); ++i)

@@ -21,18 +21,6 @@ double positive_number(const json& obj, const char* key, const std::string& wher
   return v;
 }
 
-std::vector<std::string> string_list(const json& obj, const char* key, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_array())
-    throw Error(where + ": field '" + key + "': expected an array of strings");
-  std::vector<std::string> out;
-  for (const auto& v : *it) {
-    if (!v.is_string()) throw Error(where + ": field '" + key + "': expected only strings");
-    out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
 GpuSpec gpu_from_json(const json& j, const std::string& where) {
   GpuSpec g;
   g.name = field<std::string>(j, "name", where);
@@ -46,7 +34,7 @@ GpuSpec gpu_from_json(const json& j, const std::string& where) {
     g.peak_tflops[key] = positive_number(peaks, key.c_str(), where + ": peak_tflops");
   }
   g.memory_tbps = positive_number(j, "memory_tbps", where);
-  g.precisions = string_list(j, "precisions", where);
+  g.precisions = string_array(j, "precisions", where);
   for (const auto& p : g.precisions) {
     try {
       check_precision(p);
