@@ -112,11 +112,7 @@ json to_json(const Plan& p) {
               {"variants", variants},
               {"shapes", shapes},
               {"settings", abh::to_json(p.settings)},
-              {"schedule",
-               {{"name", p.schedule.name},
-                {"rounds", p.schedule.rounds},
-                {"seed", p.schedule.seed},
-                {"gpus", p.schedule.gpus}}},
+              {"schedule", abh::to_json(p.schedule)},
               {"tasks", tasks},
               {"machine", machine}};
 }
@@ -142,11 +138,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
   for (size_t i = 0; i < ss.size(); ++i)
     p.shapes.push_back(shape_from_json(ss[i], where + ".shapes[" + std::to_string(i) + "]"));
   p.settings = measure_settings_from_json(object_field(j, "settings", where), where + ".settings");
-  const json& sc = object_field(j, "schedule", where);
-  p.schedule.name = field<std::string>(sc, "name", where + ".schedule");
-  p.schedule.rounds = field<int>(sc, "rounds", where + ".schedule");
-  p.schedule.seed = field<std::uint64_t>(sc, "seed", where + ".schedule");
-  p.schedule.gpus = field<int>(sc, "gpus", where + ".schedule");
+  p.schedule = schedule_options_from_json(object_field(j, "schedule", where), where + ".schedule");
   const auto& ts = array_field(j, "tasks", where);
   for (size_t i = 0; i < ts.size(); ++i)
     p.tasks.push_back(task_from_json(ts[i], where + ".tasks[" + std::to_string(i) + "]"));

@@ -24,6 +24,19 @@ const std::map<std::string, Pattern>& registry() {
 
 }  // namespace
 
+json to_json(const ScheduleOptions& o) {
+  return json{{"name", o.name}, {"rounds", o.rounds}, {"seed", o.seed}, {"gpus", o.gpus}};
+}
+
+ScheduleOptions schedule_options_from_json(const json& j, const std::string& where) {
+  ScheduleOptions o;
+  o.name = field<std::string>(j, "name", where);
+  o.rounds = field<int>(j, "rounds", where);
+  o.seed = field<std::uint64_t>(j, "seed", where);
+  o.gpus = field<int>(j, "gpus", where);
+  return o;
+}
+
 std::vector<std::string> schedule_names() {
   std::vector<std::string> out;
   for (const auto& [k, v] : registry()) out.push_back(k);

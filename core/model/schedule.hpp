@@ -1,4 +1,4 @@
-// C5: the order in which arms run. Per shape the default is A1, B, A2 — each arm a fresh worker
+// The order in which arms run. Per shape the default is A1, B, A2 — each arm a fresh worker
 // process on the same GPU — so that a linear drift of the machine cancels out of mean(A1,A2)/B
 // and shows up as A2/A1. Other schedules are registered by name.
 #pragma once
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/grid.hpp"
+#include "system/json_io.hpp"
 
 namespace abh {
 
@@ -27,6 +28,10 @@ struct ScheduleOptions {
   std::uint64_t seed = 0;    // random: order of A/B inside each block
   int gpus = 1;              // shapes are sharded round-robin over this many GPUs
 };
+
+// The "schedule" object of plan.json and of report.json's provenance.
+json to_json(const ScheduleOptions& o);
+ScheduleOptions schedule_options_from_json(const json& j, const std::string& where);
 
 // Returns the tasks in execution order (shape by shape; the arms of a shape back to back).
 std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt);
