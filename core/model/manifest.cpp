@@ -95,11 +95,7 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
   const std::string fname = file.string();
   try {
     require_object(root, fname);
-    int version = field<int>(root, "schema_version", fname);
-    if (version != kManifestSchemaVersion)
-      throw UsageError(fname + ": field 'schema_version': found " + std::to_string(version) +
-                       ", this abharness reads manifest schema " +
-                       std::to_string(kManifestSchemaVersion) + ": set it to 1");
+    schema_version(root, fname, kManifestSchemaVersion, "manifest", "set it to 1");
     const json& plugins = object_field(root, "plugins", fname);
     auto it = plugins.find(target);
     if (it == plugins.end()) {

@@ -28,10 +28,7 @@ struct Linear {
 
 ModelConfig model_config_from_json(const json& j, const std::string& where) {
   require_object(j, where);
-  int version = field<int>(j, "schema_version", where);
-  if (version != 1)
-    throw Error(where + ": field 'schema_version': " + std::to_string(version) +
-                " is not supported; this abharness reads model schema 1");
+  schema_version(j, where, 1, "model");
   ModelConfig c;
   c.name = field<std::string>(j, "name", where);
   c.source = field<std::string>(j, "source", where);

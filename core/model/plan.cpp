@@ -119,11 +119,9 @@ json to_json(const Plan& p) {
 
 Plan plan_from_json(const json& j, const std::string& where) {
   Plan p;
-  p.schema_version = field<int>(j, "schema_version", where);
-  if (p.schema_version != kPlanSchemaVersion)
-    throw Error(where + ": field 'schema_version': found " + std::to_string(p.schema_version) +
-                ", this abharness reads plan schema " + std::to_string(kPlanSchemaVersion) +
-                ": re-run the sweep with this version or use the abharness that wrote it");
+  p.schema_version =
+      schema_version(j, where, kPlanSchemaVersion, "plan",
+                     "re-run the sweep with this version or use the abharness that wrote it");
   p.harness_version = field<std::string>(j, "harness_version", where);
   p.run_id = field<std::string>(j, "run_id", where);
   p.created_at = field<std::string>(j, "created_at", where);

@@ -78,10 +78,7 @@ double scale_bytes(const std::string& mode, std::int64_t rows, std::int64_t k) {
 
 GpuTable gpu_table_from_json(const json& j, const std::string& where) {
   require_object(j, where);
-  int version = field<int>(j, "schema_version", where);
-  if (version != 1)
-    throw Error(where + ": field 'schema_version': " + std::to_string(version) +
-                " is not supported; this abharness reads GPU table schema 1");
+  schema_version(j, where, 1, "GPU table");
   GpuTable t;
   t.origin = where;
   auto it = j.find("gpus");

@@ -177,6 +177,16 @@ std::vector<std::string> string_array(const json& obj, const char* key, const st
   return out;
 }
 
+int schema_version(const json& obj, const std::string& where, int expected,
+                   const std::string& document, const std::string& fix) {
+  const int found = field<int>(obj, "schema_version", where);
+  if (found != expected)
+    throw Error(where + ": field 'schema_version': found " + std::to_string(found) +
+                ", this abharness reads " + document + " schema " + std::to_string(expected) +
+                (fix.empty() ? "" : ": " + fix));
+  return found;
+}
+
 template <typename T>
 T field(const json& obj, const char* key, const std::string& where) {
   require_object(obj, where);

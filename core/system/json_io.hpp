@@ -47,5 +47,9 @@ const json& array_field(const json& obj, const char* key, const std::string& whe
 // for an item that is not a string.
 std::vector<std::string> string_array(const json& obj, const char* key, const std::string& where);
 void require_object(const json& j, const std::string& where);
+// A versioned document's "schema_version", refused unless it is `expected`: "<where>: field
+// 'schema_version': found 2, this abharness reads <document> schema 1", then ": <fix>" if given.
+int schema_version(const json& obj, const std::string& where, int expected,
+                   const std::string& document, const std::string& fix = "");
 
 }  // namespace abh
