@@ -23,6 +23,7 @@
 #include "plugin.hpp"
 #include "model/result.hpp"
 #include "sampling.hpp"
+#include "stats/statistics.hpp"
 #include "system/sha256.hpp"
 #include "tactic_cache.hpp"
 #include "timer.hpp"

@@ -20,9 +20,8 @@ constexpr int kMaxBatch = 1024;
 // spread the power controller adds by moving the clock is then not mistaken for noise.
 std::vector<double> judged(const Measurement& m) {
   if (m.clock.sample_mhz.empty()) return m.samples_ns;
-  std::vector<double> mhz = m.clock.sample_mhz;
   return clock_adjusted(m.samples_ns, m.clock.sample_mhz,
-                        clock_slope(m.samples_ns, m.clock.sample_mhz), median(mhz));
+                        clock_slope(m.samples_ns, m.clock.sample_mhz), median(m.clock.sample_mhz));
 }
 
 std::string secs(double s) {

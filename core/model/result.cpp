@@ -1,10 +1,7 @@
 #include "model/result.hpp"
 
-#include <algorithm>
-
 #include "system/error.hpp"
 #include "system/sha256.hpp"
-#include "stats/statistics.hpp"
 
 namespace abh {
 
@@ -202,10 +199,6 @@ void write_result(const std::filesystem::path& path, ArmResult r) {
 
 ArmResult read_result(const std::filesystem::path& path) {
   return result_from_json(read_json_file(path), path.string());
-}
-
-double median(std::vector<double> v) {
-  return median_in_place(v);
 }
 
 }  // namespace abh
