@@ -8,7 +8,7 @@
 #include "system/error.hpp"
 #include "exit_codes.hpp"
 #include "system/json_io.hpp"
-#include "report/report.hpp"
+#include "report/report_builder.hpp"
 #include "report/report_render.hpp"
 #include "stats/roofline.hpp"
 

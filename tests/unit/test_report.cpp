@@ -12,10 +12,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "system/error.hpp"
 #include "model/model_grid.hpp"
-#include "report/report.hpp"
+#include "report/report_builder.hpp"
+#include "report/report_json.hpp"
 #include "report/report_render.hpp"
+#include "system/error.hpp"
 #include "system/version.hpp"
 
 using namespace abh;
