@@ -345,6 +345,7 @@ inline std::vector<ArmOutcome> constant_outcomes(const Plan& p,
   return out;
 }
 
+// to_json(r) satisfies the schema, reads back to the same report and renders as the same text.
 inline void check_round_trip(const Report& r) {
   json j = to_json(r);
   auto errors = schema_errors(j);
@@ -353,8 +354,11 @@ inline void check_round_trip(const Report& r) {
   Report back = report_from_json(j, "report.json");
   CHECK(to_json(back) == j);
   CHECK(back.shapes == r.shapes);
+  CHECK(back.summary == r.summary);
+  CHECK(back.stats == r.stats);
   CHECK(back.sol == r.sol);
   CHECK(back.layer == r.layer);
+  // The rendered text parses back to the same document (doubles survive the text form).
   CHECK(json::parse(render(r, "json", {})) == j);
 }
 
