@@ -12,8 +12,6 @@
 namespace abh::worker {
 namespace {
 
-constexpr int kMaxBatch = 1024;
-
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
