@@ -125,7 +125,8 @@ void choose_arm_tactic(const PlannedArm& a, const fs::path& run_dir, Problem& pr
   r.measurement.tactic_choice = tactic.how;
 }
 
-// Measure: sample until the stopping rule holds, with telemetry on either side of the samples.
+// Measure: sample until the stopping rule holds, then read the telemetry again and judge from
+// both readings (the first was taken before the warm-up) whether the arm ran throttled.
 void measure(const ArmWork& work, const MeasureSettings& s, DeviceSession& device, ArmResult& r) {
   sample_until_stopped(work, s, r.measurement);
   r.telemetry.after = device.telemetry();

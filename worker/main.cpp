@@ -24,6 +24,7 @@ namespace wp = abh::worker_protocol;
 
 namespace {
 
+// The GPU device; in a worker built without CUDA, an unsupported request naming what it was.
 const Device& gpu_or_unsupported(const std::string& what) {
   const Device* gpu = gpu_device();
   if (!gpu) throw ExitError(wp::kUnsupported, "this worker was built without CUDA: " + what);
