@@ -9,6 +9,7 @@
 
 #include "system/error.hpp"
 #include "exit_codes.hpp"
+#include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "system/process.hpp"
 #include "run_command.hpp"
@@ -42,7 +43,7 @@ std::string program_or_empty(const std::string& name) {
 void check_gpu(Doctor& d, const fs::path& worker, const std::string& sel, const fs::path& tmp) {
   json probe, tel;
   try {
-    probe = worker_json(worker, {"probe", "--gpu", sel}, tmp);
+    probe = worker_json(worker, worker_protocol::probe_args(sel), tmp);
   } catch (const std::exception& e) {
     d.warn("GPU " + sel + ": " + e.what() +
            " — CUDA plugins cannot run here; CPU plugins can (--target cpu)");
@@ -54,7 +55,7 @@ void check_gpu(Doctor& d, const fs::path& worker, const std::string& sel, const 
        ", driver " + probe.value("driver_version", "?") + ", CUDA runtime " +
        probe.value("cuda_runtime_version", "?") + ", CUPTI " + probe.value("cupti_version", "?"));
   try {
-    tel = worker_json(worker, {"telemetry", "--gpu", sel}, tmp);
+    tel = worker_json(worker, worker_protocol::telemetry_args(sel), tmp);
   } catch (const std::exception& e) {
     d.warn("GPU " + sel + " telemetry: " + e.what());
     return;
@@ -114,7 +115,7 @@ int run_doctor(const std::vector<std::string>& gpus) {
   const fs::path tmp =
       fs::temp_directory_path() / ("abharness-doctor-" + std::to_string(::getpid()));
   try {
-    json host = worker_json(worker, {"probe"}, tmp);
+    json host = worker_json(worker, worker_protocol::probe_args(), tmp);
     d.ok("host " + host.value("hostname", "?") + ": " + host.value("cpu_model", "?") + ", " +
          host.value("os", "?"));
   } catch (const std::exception& e) {

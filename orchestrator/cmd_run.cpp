@@ -11,6 +11,7 @@
 #include "conclude.hpp"
 #include "system/error.hpp"
 #include "exit_codes.hpp"
+#include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "provenance/provenance.hpp"
 #include "report/report_render.hpp"
@@ -65,7 +66,8 @@ std::vector<Environment> probe_machine(const fs::path& worker, bool cuda,
                                        const fs::path& scratch) {
   std::vector<Environment> out;
   if (!cuda) {
-    out.push_back(environment_from_json(worker_json(worker, {"probe"}, scratch), "host probe"));
+    out.push_back(environment_from_json(worker_json(worker, worker_protocol::probe_args(), scratch),
+                                        "host probe"));
     return out;
   }
   for (const auto& g : gpus) {
@@ -74,14 +76,15 @@ std::vector<Environment> probe_machine(const fs::path& worker, bool cuda,
     // first.
     std::string uuid = g;
     if (g.rfind("GPU-", 0) != 0) {
-      Environment e = environment_from_json(worker_json(worker, {"probe", "--gpu", g}, scratch),
-                                            "probe of GPU " + g);
+      Environment e = environment_from_json(
+          worker_json(worker, worker_protocol::probe_args(g), scratch), "probe of GPU " + g);
       if (!e.gpu) throw Error("the probe of GPU " + g + " describes no GPU");
       uuid = e.gpu->uuid;
     }
-    out.push_back(environment_from_json(
-        worker_json(worker, {"probe", "--gpu", uuid}, scratch, {{"CUDA_VISIBLE_DEVICES", uuid}}),
-        "probe of GPU " + g));
+    out.push_back(
+        environment_from_json(worker_json(worker, worker_protocol::probe_args(uuid), scratch,
+                                          {{worker_protocol::kVisibleDevicesEnv, uuid}}),
+                              "probe of GPU " + g));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "model/worker_protocol.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/process.hpp"
@@ -31,12 +32,12 @@ std::string tail_of(const fs::path& p, size_t max_lines) {
   return out;
 }
 
-// The last "abharness-worker: error: ..." line is the worker's own account of what went wrong.
+// The last error line is the worker's own account of what went wrong.
 std::string worker_error_line(const fs::path& err) {
   std::ifstream in(err);
   std::string found;
   for (std::string l; std::getline(in, l);)
-    if (l.rfind("abharness-worker: error: ", 0) == 0) found = l.substr(25);
+    if (auto message = worker_protocol::parse_error_line(l)) found = *message;
   return found;
 }
 
@@ -105,19 +106,19 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
   const fs::path result = result_path(run_dir, t);
   fs::create_directories(result.parent_path());
   SpawnSpec spec;
-  spec.argv = {worker.string(), "run",   "--run-dir", run_dir.string(),
-               "--shape",       t.shape, "--arm",     t.arm};
+  spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm);
+  spec.argv.insert(spec.argv.begin(), worker.string());
   spec.stdout_path = log_path(run_dir, t, "out");
   spec.stderr_path = log_path(run_dir, t, "err");
   spec.timeout_s = plan.settings.arm_timeout_s;
   // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
   // orphan that writes a result behind a later resume's back.
-  spec.env["ABH_PARENT_PID"] = std::to_string(::getpid());
+  spec.env[worker_protocol::kParentPidEnv] = std::to_string(::getpid());
   // A worker sees only the GPU of its arm: the driver then initialises one GPU, not all of them
   // (start-up on a 2-GPU H200 machine: 0.54 s -> 0.34 s), and a plugin cannot stray onto a GPU
   // that another arm is measuring on.
   const Environment& m = plan.machine.at(static_cast<size_t>(t.gpu));
-  if (m.gpu) spec.env["CUDA_VISIBLE_DEVICES"] = m.gpu->uuid;
+  if (m.gpu) spec.env[worker_protocol::kVisibleDevicesEnv] = m.gpu->uuid;
   ExitStatus st = run_process(spec);
   bool ok = st.ok() && fs::exists(result);
   if (!ok) {

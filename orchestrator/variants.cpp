@@ -8,6 +8,7 @@
 #include "build/build.hpp"
 #include "system/error.hpp"
 #include "git/materialize.hpp"
+#include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "system/process.hpp"
 #include "system/sha256.hpp"
@@ -83,7 +84,7 @@ Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const f
       << " (" << built.plugin.filename().string() << " sha256 " << built.plugin_sha256.substr(0, 12)
       << ", log " << fs::relative(built.log, run_dir).string() << ")\n";
 
-  json d = worker_json(worker, {"describe", "--plugin", built.plugin.string()}, vdir);
+  json d = worker_json(worker, worker_protocol::describe_args(built.plugin), vdir);
   Variant v;
   v.name = req.name;
   v.source = req.source;

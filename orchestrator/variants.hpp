@@ -23,7 +23,8 @@ Variant prepare_variant(const std::filesystem::path& repo, const VariantRequest&
                         const std::filesystem::path& cache_root,
                         const std::filesystem::path& worker, std::ostream& log);
 
-// Runs `abharness-worker <args>` and parses its stdout as JSON (describe, probe).
+// Runs `abharness-worker <args>` and parses its stdout as JSON (describe, probe, telemetry: the
+// arguments come from model/worker_protocol.hpp).
 json worker_json(const std::filesystem::path& worker, const std::vector<std::string>& args,
                  const std::filesystem::path& scratch_dir,
                  const std::map<std::string, std::string>& env = {});

@@ -1,6 +1,6 @@
-// The clock floor (C4, "throttled arms"): a GPU sample counts only if the SM clock over it was at
-// least a fraction of the GPU's peak clock; slower samples are discarded and the worker idles so
-// the clock can recover.
+// The clock floor, the worker's guard against throttled arms: a GPU sample counts only if the SM
+// clock over it was at least a fraction of the GPU's peak clock; slower samples are discarded and
+// the worker idles so the clock can recover.
 //
 // Why: under sustained cold-L2 GEMMs an H200 sits at its software power cap and its SM clock
 // wanders between 1245 and 1980 MHz from arm to arm (docs/measurements.md §7). A median over such

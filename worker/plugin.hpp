@@ -1,5 +1,6 @@
-// A loaded kernel plugin (C3). Owns the dlopen handle and the problems it creates; turns the C
-// status codes into exceptions that carry the plugin's own message.
+// A loaded kernel plugin (the C ABI of include/abharness/plugin.h). Owns the dlopen handle and the
+// problems it creates; turns the C status codes into exceptions that carry the plugin's own
+// message.
 #pragma once
 
 #include <abharness/plugin.h>

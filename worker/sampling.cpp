@@ -13,8 +13,6 @@
 namespace abh::worker {
 namespace {
 
-constexpr int kMaxBatch = 1024;
-
 // What the stopping rule judges: with clocked samples, the samples moved to their median clock
 // along the arm's own time-clock line (statistics.hpp), as the report will compare them; the
 // spread the power controller adds by moving the clock is then not mistaken for noise.
@@ -28,6 +26,98 @@ std::string secs(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f s", s);
   return b;
+}
+
+// The hooks around a timed sample: the L2 flush, and with a clock the stamps on either side.
+SampleHooks sample_hooks(const ArmWork& w) {
+  SampleHooks hooks = w.prepare_only();
+  if (!w.clock) return hooks;
+  hooks.before = [&w](int i) {
+    w.prepare();
+    w.clock->open(i);
+  };
+  hooks.after = [&w](int i) { w.clock->close(i); };
+  return hooks;
+}
+
+// Small batches while the sample count is small (the rule may stop at min_samples), then up to
+// 1/8 of what we have, so the overshoot past the stopping point stays below 12.5 %; and at most
+// ~20 ms of kernels, so that a batch that ran below the clock floor wastes little.
+int batch_size(size_t samples, int max_batch, double sample_ns_estimate) {
+  int batch = std::clamp(static_cast<int>(samples / 8), 1, max_batch);
+  if (sample_ns_estimate > 0)
+    batch = std::min(batch, std::max(1, static_cast<int>(20e6 / sample_ns_estimate)));
+  return batch;
+}
+
+// A reading above the GPU's peak clock is a broken probe, not a fast sample: the report would
+// move samples by it, so the arm fails instead (the timer's tick allows ~0.1 % on an H200).
+void check_below_peak(const std::vector<ClockReading>& readings, int peak_mhz) {
+  for (const ClockReading& r : readings)
+    if (peak_mhz > 0 && r.mhz > 1.05 * peak_mhz)
+      throw Error("the clock probe read " + std::to_string(static_cast<int>(r.mhz)) +
+                  " MHz, above this GPU's " + std::to_string(peak_mhz) +
+                  " MHz peak: its stamps cannot be trusted on this GPU, so no clocks are "
+                  "recorded for a comparison (please report it with `abharness doctor`)");
+}
+
+// Appends the samples of a batch that the clock floor kept, with their clocks when clocked, and
+// adds their time to `measured_s`. True when any sample was discarded.
+bool keep_samples(const std::vector<double>& got, const std::vector<ClockReading>& readings,
+                  const std::vector<bool>& keep, bool clocked, Measurement& m, double& measured_s) {
+  bool discarded = false;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!keep[i]) {
+      discarded = true;
+      continue;
+    }
+    m.samples_ns.push_back(got[i]);
+    if (clocked) m.clock.sample_mhz.push_back(readings[i].mhz);
+    measured_s += got[i] * 1e-9;
+  }
+  return discarded;
+}
+
+// A timer checks the kernel set within one batch; this checks it across batches, so a plugin
+// that switches kernels half-way through an arm cannot mix two kernels into one median.
+void check_same_kernels(std::vector<std::string>& first, const std::vector<std::string>& now) {
+  if (first.empty())
+    first = now;
+  else if (now != first)
+    throw Error("the set of kernels changed between sampling batches (first [" + join(first, ", ") +
+                "], now [" + join(now, ", ") +
+                "]): a plugin must launch the same kernels every iteration");
+}
+
+// After a batch that lost samples to the clock floor: idles so the power controller can raise
+// the clock, then runs one untimed sample so the next batch does not start from an idle-lowered
+// clock. Once max_time_s went to such pauses, the arm stops if it kept min_samples and fails
+// otherwise. True: stop sampling.
+bool recover_clock(const ArmWork& w, const MeasureSettings& s, const ClockGuard& guard,
+                   Measurement& m) {
+  ClockCheck& clock = m.clock;
+  const size_t kept = m.samples_ns.size();
+  if (clock.recovery_s >= s.max_time_s) {
+    if (static_cast<int>(kept) >= s.min_samples) {
+      m.stop_reason = "clock floor: stopped after " + secs(clock.recovery_s) +
+                      " of recovery pauses with " + std::to_string(kept) + " samples kept, " +
+                      std::to_string(guard.rejected()) + " discarded";
+      return true;
+    }
+    throw Error("the GPU's SM clock stayed below the clock floor of " +
+                std::to_string(guard.floor_mhz()) + " MHz (" + std::to_string(s.clock_floor) +
+                " of its " + std::to_string(clock.peak_mhz) +
+                " MHz peak): " + std::to_string(guard.rejected()) + " samples discarded, only " +
+                std::to_string(kept) + " kept after " + secs(clock.recovery_s) +
+                " of recovery pauses. Its clocks may be locked lower or it is throttling "
+                "(see `abharness doctor`); measure anyway with a lower --clock-floor, or 0 "
+                "to keep every sample");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(s.clock_recovery_s));
+  clock.recovery_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  w.timer.measure(1, w.prepare_only(), w.iteration);
+  return false;
 }
 
 }  // namespace
@@ -53,92 +143,32 @@ void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
 
 void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
   ClockCheck& clock = m.clock;
-  const SampleHooks prepare_only = w.prepare_only();
-  SampleHooks hooks = prepare_only;
   int max_batch = kMaxBatch;
   if (w.clock) {
     clock.peak_mhz = w.clock->peak_mhz();
     clock.timer_resolution_ns = w.clock->timer_resolution_ns();
     max_batch = std::min(max_batch, w.clock->capacity());
-    hooks.before = [&](int i) {
-      w.prepare();
-      w.clock->open(i);
-    };
-    hooks.after = [&](int i) { w.clock->close(i); };
   }
+  const SampleHooks hooks = sample_hooks(w);
   ClockGuard guard(clock.peak_mhz, s.clock_floor);
   clock.floor_mhz = guard.floor_mhz();
 
   auto rule = make_stopping_rule(s);
-  std::vector<double>& samples = m.samples_ns;
   double measured_s = 0;
   std::vector<std::string> first_kernels;
   double sample_ns_estimate = 0;
   for (;;) {
-    // Small batches while the sample count is small (the rule may stop at min_samples), then up
-    // to 1/8 of what we have, so the overshoot past the stopping point stays below 12.5 %; and at
-    // most ~20 ms of kernels, so that a batch that ran below the clock floor wastes little.
-    int batch = std::clamp(static_cast<int>(samples.size() / 8), 1, max_batch);
-    if (sample_ns_estimate > 0)
-      batch = std::min(batch, std::max(1, static_cast<int>(20e6 / sample_ns_estimate)));
+    const int batch = batch_size(m.samples_ns.size(), max_batch, sample_ns_estimate);
     if (w.clock) w.clock->reset(batch);
     std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
     std::vector<ClockReading> readings;
     if (w.clock) readings = w.clock->read(batch);
-    // A reading above the GPU's peak clock is a broken probe, not a fast sample: the report would
-    // move samples by it, so the arm fails instead (the timer's tick allows ~0.1 % on an H200).
-    for (const ClockReading& r : readings)
-      if (clock.peak_mhz > 0 && r.mhz > 1.05 * clock.peak_mhz)
-        throw Error("the clock probe read " + std::to_string(static_cast<int>(r.mhz)) +
-                    " MHz, above this GPU's " + std::to_string(clock.peak_mhz) +
-                    " MHz peak: its stamps cannot be trusted on this GPU, so no clocks are "
-                    "recorded for a comparison (please report it with `abharness doctor`)");
+    check_below_peak(readings, clock.peak_mhz);
     std::vector<bool> keep = w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
-    bool discarded = false;
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (!keep[i]) {
-        discarded = true;
-        continue;
-      }
-      samples.push_back(got[i]);
-      if (w.clock) clock.sample_mhz.push_back(readings[i].mhz);
-      measured_s += got[i] * 1e-9;
-    }
+    const bool discarded = keep_samples(got, readings, keep, w.clock != nullptr, m, measured_s);
     if (!got.empty()) sample_ns_estimate = median(got);
-    // A timer checks the kernel set within one batch; this checks it across batches, so a plugin
-    // that switches kernels half-way through an arm cannot mix two kernels into one median.
-    std::vector<std::string> names = w.timer.kernel_names();
-    if (first_kernels.empty())
-      first_kernels = names;
-    else if (names != first_kernels)
-      throw Error("the set of kernels changed between sampling batches (first [" +
-                  join(first_kernels, ", ") + "], now [" + join(names, ", ") +
-                  "]): a plugin must launch the same kernels every iteration");
-    if (discarded) {
-      if (clock.recovery_s >= s.max_time_s) {
-        if (static_cast<int>(samples.size()) >= s.min_samples) {
-          m.stop_reason = "clock floor: stopped after " + secs(clock.recovery_s) +
-                          " of recovery pauses with " + std::to_string(samples.size()) +
-                          " samples kept, " + std::to_string(guard.rejected()) + " discarded";
-          break;
-        }
-        throw Error("the GPU's SM clock stayed below the clock floor of " +
-                    std::to_string(guard.floor_mhz()) + " MHz (" + std::to_string(s.clock_floor) +
-                    " of its " + std::to_string(clock.peak_mhz) + " MHz peak): " +
-                    std::to_string(guard.rejected()) + " samples discarded, only " +
-                    std::to_string(samples.size()) + " kept after " + secs(clock.recovery_s) +
-                    " of recovery pauses. Its clocks may be locked lower or it is throttling "
-                    "(see `abharness doctor`); measure anyway with a lower --clock-floor, or 0 "
-                    "to keep every sample");
-      }
-      // Idle so the power controller can raise the clock, then one untimed sample so the next
-      // batch does not start from an idle-lowered clock.
-      const auto t0 = std::chrono::steady_clock::now();
-      std::this_thread::sleep_for(std::chrono::duration<double>(s.clock_recovery_s));
-      clock.recovery_s +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      w.timer.measure(1, prepare_only, w.iteration);
-    }
+    check_same_kernels(first_kernels, w.timer.kernel_names());
+    if (discarded && recover_clock(w, s, guard, m)) break;
     StopDecision d = rule->check(judged(m), measured_s);
     if (d.stop) {
       m.stop_reason = (w.clock ? "clock-adjusted " : "") + d.reason;

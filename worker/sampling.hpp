@@ -1,6 +1,7 @@
-// The measurement loop of one arm (C4): warm-up, then batches of timed samples until the stopping
-// rule holds, with the clock floor (clock_guard.hpp) applied to every batch when the samples are
-// clocked. It fills the Measurement of the result; measure_arm in main.cpp sets up what it needs.
+// The measurement loop of one arm: warm-up, then batches of timed samples until the stopping rule
+// holds, with the clock floor (clock_guard.hpp) applied to every batch when the samples are
+// clocked. It fills the Measurement of the result; the arm's phases (arm.cpp) set up what it
+// needs.
 #pragma once
 
 #include <functional>
@@ -13,6 +14,9 @@
 #include "timer.hpp"
 
 namespace abh::worker {
+
+// The most samples one timer call takes; a SampleClock needs stamps for this many.
+inline constexpr int kMaxBatch = 1024;
 
 // Where each sample's clock comes from: stamp kernels around it (gpu/clock_probe.hpp). A CPU arm
 // has none.

@@ -1,5 +1,5 @@
-// Stopping rules decide when an arm has enough samples. "stdrel" (the default) stops once
-// there are >= min_samples AND >= min_time_s of measured time AND either the relative noise is
+// Stopping rules decide when an arm has enough samples. "stdrel" (the default) stops once there
+// are >= min_samples AND >= min_time_s of measured time AND either the relative noise is
 // <= max_noise, or — as nvbench's stdrel criterion does — the noise is above the target but has
 // converged: it moved by less than 5 % since the sample count was half what it is now, so more
 // samples would only repeat the same spread. The per-arm limit (max_time_s / max_samples) stops

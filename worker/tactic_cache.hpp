@@ -1,6 +1,6 @@
-// Tactic choice (C11): when a plugin offers several tactics (e.g. cuBLASLt's heuristic candidates)
-// and the settings say "auto", the worker times each candidate and keeps the fastest. The choice
-// is cached in a file whose key carries a schema version, the library versions, the GPU and the
+// Tactic choice: when a plugin offers several tactics (e.g. cuBLASLt's heuristic candidates) and
+// the settings say "auto", the worker times each candidate and keeps the fastest. The choice is
+// cached in a file whose key carries a schema version, the library versions, the GPU and the
 // source identity, so a stale or foreign entry is rejected and re-tuned, never loaded.
 #pragma once
 

@@ -1,6 +1,7 @@
-// Timers measure iterations; they are a policy chosen by name (C4): "steady" (host clock, CPU
-// plugins), "cupti" (CUPTI Activity kernel time, the default on a GPU) and "events" (CUDA events,
-// only when asked for). A timer that cannot work throws: there is no fallback to another timer.
+// Timers measure iterations; they are a measurement policy chosen by name: "steady" (host clock,
+// CPU plugins), "cupti" (CUPTI Activity kernel time, the default on a GPU) and "events" (CUDA
+// events, only when asked for). A timer that cannot work throws: there is no fallback to another
+// timer.
 #pragma once
 
 #include <functional>
@@ -40,5 +41,9 @@ using TimerFactory = std::function<std::unique_ptr<Timer>(const TimerContext&)>;
 bool register_timer(const std::string& name, TimerFactory factory);
 std::unique_ptr<Timer> make_timer(const std::string& name, const TimerContext& ctx);
 std::vector<std::string> timer_names();
+
+// The timer a plugin is measured with: "auto" becomes cupti on a GPU and steady on the CPU; a
+// timer that cannot time the plugin's device is refused (a UsageError naming the one to use).
+std::string resolve_timer(const std::string& requested, bool gpu_plugin);
 
 }  // namespace abh::worker

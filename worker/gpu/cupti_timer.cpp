@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "gpu/cuda_check.hpp"
+#include "model/worker_protocol.hpp"
 #include "system/text.hpp"
 #include "timer.hpp"
 
@@ -138,13 +139,15 @@ const std::string& enable_cupti_once() {
 
 std::atomic<uint64_t> g_next_id{1};
 
-// ABH_STARTUP_TRACE=1 prints the steady-clock (CLOCK_MONOTONIC) time at which the process's first
-// timed iteration is enqueued, so a test can measure start-up to first sample from outside.
+// ABH_STARTUP_TRACE=1 (worker_protocol.hpp) prints the steady-clock (CLOCK_MONOTONIC) time at which
+// the process's first timed iteration is enqueued, so a test can measure start-up to first sample
+// from outside.
 void trace_first_iteration() {
   static bool done = false;
   if (done) return;
   done = true;
-  if (const char* v = std::getenv("ABH_STARTUP_TRACE"); v && *v && std::string(v) != "0") {
+  if (const char* v = std::getenv(worker_protocol::kStartupTraceEnv);
+      v && *v && std::string(v) != "0") {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now().time_since_epoch())
                         .count();
@@ -175,6 +178,61 @@ Drained drain() {
   return d;
 }
 
+// Runs `count` timed iterations, each between a push and a pop of its own external correlation
+// id (base, base + 1, ...), with the hooks outside that window.
+void run_iterations(uint64_t base, int count, const SampleHooks& hooks,
+                    const std::function<void()>& iteration) {
+  for (int i = 0; i < count; ++i) {
+    hooks.before(i);
+    const uint64_t id = base + static_cast<uint64_t>(i);
+    cupti_check(cuptiActivityPushExternalCorrelationId(kExtKind, id),
+                "cuptiActivityPushExternalCorrelationId");
+    trace_first_iteration();
+    iteration();
+    uint64_t popped = 0;
+    cupti_check(cuptiActivityPopExternalCorrelationId(kExtKind, &popped),
+                "cuptiActivityPopExternalCorrelationId");
+    if (popped != id)
+      throw Error("CUPTI external correlation stack out of order: pushed " + std::to_string(id) +
+                  ", popped " + std::to_string(popped) +
+                  " (the plugin pushed an id of its own and did not pop it)");
+    hooks.after(i);
+  }
+}
+
+using IterationKernels = std::vector<std::vector<const KernelRecord*>>;
+
+// The kernels of each timed iteration [base, base + count), joined through the external
+// correlation records.
+IterationKernels kernels_by_iteration(const Drained& d, uint64_t base, int count) {
+  IterationKernels per(static_cast<size_t>(count));
+  for (const auto& k : d.kernels) {
+    auto it = d.external.find(k.correlation);
+    if (it == d.external.end() || it->second < base ||
+        it->second >= base + static_cast<uint64_t>(count))
+      continue;  // an L2 flush or other work outside the timed iterations
+    per[it->second - base].push_back(&k);
+  }
+  return per;
+}
+
+// One iteration's time: the sum of its kernels' durations. Sorts `ks` by start and appends
+// their names, in that order, to `names`.
+double iteration_ns(std::vector<const KernelRecord*>& ks, std::vector<std::string>& names) {
+  std::sort(ks.begin(), ks.end(),
+            [](const KernelRecord* a, const KernelRecord* b) { return a->start < b->start; });
+  double ns = 0;
+  for (const KernelRecord* k : ks) {
+    if (k->start == 0 && k->end == 0)
+      throw Error("CUPTI kernel record for " + k->name + " has no timestamps (start = end = 0)");
+    if (k->end < k->start)
+      throw Error("CUPTI kernel record for " + k->name + " ends before it starts");
+    ns += static_cast<double>(k->end - k->start);
+    names.push_back(k->name);
+  }
+  return ns;
+}
+
 class CuptiTimer final : public Timer {
  public:
   explicit CuptiTimer(const TimerContext& ctx) : ctx_(ctx) {
@@ -192,36 +250,21 @@ class CuptiTimer final : public Timer {
     // external id of this call and are ignored by the join below; no flush is needed up front,
     // which halves the fixed cost of a call (a forced flush costs ~0.5 ms).
     const uint64_t base = g_next_id.fetch_add(static_cast<uint64_t>(count));
-    for (int i = 0; i < count; ++i) {
-      hooks.before(i);
-      const uint64_t id = base + static_cast<uint64_t>(i);
-      cupti_check(cuptiActivityPushExternalCorrelationId(kExtKind, id),
-                  "cuptiActivityPushExternalCorrelationId");
-      trace_first_iteration();
-      iteration();
-      uint64_t popped = 0;
-      cupti_check(cuptiActivityPopExternalCorrelationId(kExtKind, &popped),
-                  "cuptiActivityPopExternalCorrelationId");
-      if (popped != id)
-        throw Error("CUPTI external correlation stack out of order: pushed " + std::to_string(id) +
-                    ", popped " + std::to_string(popped) +
-                    " (the plugin pushed an id of its own and did not pop it)");
-      hooks.after(i);
-    }
+    run_iterations(base, count, hooks, iteration);
     Drained d = drain();
     if (!d.error.empty()) throw Error("CUPTI: " + d.error);
     if (d.dropped)
       throw Error("CUPTI dropped " + std::to_string(d.dropped) +
                   " activity records: the samples are incomplete, so none is reported");
+    IterationKernels per = kernels_by_iteration(d, base, count);
+    return sample_times(per);
+  }
 
-    std::vector<std::vector<const KernelRecord*>> per(static_cast<size_t>(count));
-    for (const auto& k : d.kernels) {
-      auto it = d.external.find(k.correlation);
-      if (it == d.external.end() || it->second < base ||
-          it->second >= base + static_cast<uint64_t>(count))
-        continue;  // an L2 flush or other work outside the timed iterations
-      per[it->second - base].push_back(&k);
-    }
+  std::vector<std::string> kernel_names() const override { return names_; }
+
+ private:
+  // One sample per iteration; every iteration must have run kernels, and the same set of them.
+  std::vector<double> sample_times(IterationKernels& per) {
     std::vector<double> out;
     out.reserve(per.size());
     std::vector<std::string> first_sorted;
@@ -229,22 +272,11 @@ class CuptiTimer final : public Timer {
       auto& ks = per[i];
       if (ks.empty())
         throw Error("CUPTI saw no kernel in timed iteration " + std::to_string(i) + " of " +
-                    std::to_string(count) +
+                    std::to_string(per.size()) +
                     ": the plugin launched nothing, launched on another device, or its launches "
                     "were not recorded — refusing to report a time");
-      std::sort(ks.begin(), ks.end(),
-                [](const KernelRecord* a, const KernelRecord* b) { return a->start < b->start; });
-      double ns = 0;
       std::vector<std::string> names;
-      for (const KernelRecord* k : ks) {
-        if (k->start == 0 && k->end == 0)
-          throw Error("CUPTI kernel record for " + k->name +
-                      " has no timestamps (start = end = 0)");
-        if (k->end < k->start)
-          throw Error("CUPTI kernel record for " + k->name + " ends before it starts");
-        ns += static_cast<double>(k->end - k->start);
-        names.push_back(k->name);
-      }
+      const double ns = iteration_ns(ks, names);
       std::vector<std::string> sorted = names;
       std::sort(sorted.begin(), sorted.end());
       if (i == 0) {
@@ -261,9 +293,6 @@ class CuptiTimer final : public Timer {
     return out;
   }
 
-  std::vector<std::string> kernel_names() const override { return names_; }
-
- private:
   TimerContext ctx_;
   std::vector<std::string> names_;  // the kernels of one iteration of the last measure() call
 };

@@ -1,5 +1,5 @@
-// The worker's GPU side, compiled only when the CUDA toolkit is found (ABH_WITH_CUDA). One worker
-// process holds one GpuSession: a fresh CUDA context and CUPTI state per arm.
+// The worker's GPU side, compiled only when the CUDA toolkit is found (worker/device.cpp). One
+// worker process holds one GpuSession: a fresh CUDA context and CUPTI state per arm.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,93 @@
+// The orchestrator-worker protocol: the argument vectors and error lines of
+// model/worker_protocol.hpp, and the real worker binary answering them as the orchestrator
+// expects (exit codes, the error line, the parent-pid check).
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "model/environment.hpp"
+#include "model/worker_protocol.hpp"
+#include "system/json_io.hpp"
+#include "system/process.hpp"
+#include "test_support.hpp"
+
+using namespace abh;
+namespace wp = abh::worker_protocol;
+using Args = std::vector<std::string>;
+
+TEST_CASE("worker protocol: one argument vector per subcommand") {
+  CHECK(wp::run_args("/runs/r1", "m128", "A2") ==
+        Args{"run", "--run-dir", "/runs/r1", "--shape", "m128", "--arm", "A2"});
+  CHECK(wp::probe_args() == Args{"probe"});
+  CHECK(wp::probe_args("GPU-1234") == Args{"probe", "--gpu", "GPU-1234"});
+  CHECK(wp::describe_args("/runs/r1/libp.so") == Args{"describe", "--plugin", "/runs/r1/libp.so"});
+  CHECK(wp::telemetry_args("1") == Args{"telemetry", "--gpu", "1"});
+}
+
+TEST_CASE("worker protocol: an error line carries the message after its prefix") {
+  const std::string line = wp::error_line("wrong result: max relative error 0.5");
+  CHECK(line == "abharness-worker: error: wrong result: max relative error 0.5");
+  CHECK(wp::parse_error_line(line) ==
+        std::optional<std::string>("wrong result: max relative error 0.5"));
+  CHECK(wp::parse_error_line(wp::error_line("")) == std::optional<std::string>(""));
+  CHECK_FALSE(wp::parse_error_line("[0.1 s] plugin loaded").has_value());
+  CHECK_FALSE(wp::parse_error_line("note: abharness-worker: error: quoted").has_value());
+  CHECK_FALSE(wp::parse_error_line("abharness-worker: error:").has_value());  // no space: not ours
+}
+
+namespace {
+struct WorkerRun {
+  ExitStatus status;
+  std::string out, err;
+};
+
+WorkerRun run_worker(const Args& args, const std::map<std::string, std::string>& env = {}) {
+  test::TempDir dir("abh-protocol");
+  SpawnSpec spec;
+  spec.argv = {std::string(ABH_BIN_DIR) + "/abharness-worker"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = env;
+  spec.stdout_path = dir.path() / "out";
+  spec.stderr_path = dir.path() / "err";
+  spec.timeout_s = 60;
+  WorkerRun r{run_process(spec), "", ""};
+  r.out = test::slurp(spec.stdout_path);
+  r.err = test::slurp(spec.stderr_path);
+  return r;
+}
+
+std::optional<std::string> last_error(const std::string& err) {
+  std::optional<std::string> found;
+  std::istringstream in(err);
+  for (std::string l; std::getline(in, l);)
+    if (auto m = wp::parse_error_line(l)) found = m;
+  return found;
+}
+}  // namespace
+
+TEST_CASE("worker protocol: the worker probes the host and exits ok") {
+  WorkerRun r = run_worker(wp::probe_args(), {{wp::kParentPidEnv, std::to_string(::getpid())}});
+  REQUIRE(r.status.kind == ExitStatus::Kind::exited);
+  CHECK(r.status.code == wp::kOk);
+  const Environment env = environment_from_json(parse_json(r.out, "worker probe"), "worker probe");
+  CHECK(env == probe_host());  // the host alone: no GPU, no driver
+}
+
+TEST_CASE("worker protocol: a failure ends in one error line and the exit code of its kind") {
+  WorkerRun r = run_worker(wp::describe_args("/nonexistent/libnothing.so"));
+  REQUIRE(r.status.kind == ExitStatus::Kind::exited);
+  CHECK(r.status.code == wp::kRuntime);
+  const auto message = last_error(r.err);
+  REQUIRE(message.has_value());
+  CHECK(message->find("cannot load plugin /nonexistent/libnothing.so") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("worker protocol: a worker whose parent is not the one named exits at once") {
+  // Its parent is this test, never pid 1: the worker takes itself for an orphan.
+  WorkerRun r = run_worker(wp::probe_args(), {{wp::kParentPidEnv, "1"}});
+  REQUIRE(r.status.kind == ExitStatus::Kind::exited);
+  CHECK(r.status.code == wp::kRuntime);
+  CHECK(r.out.empty());
+}

@@ -1,0 +1,217 @@
+#include "arm.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "device.hpp"
+#include "exit_error.hpp"
+#include "model/plan.hpp"
+#include "model/result.hpp"
+#include "plugin.hpp"
+#include "sampling.hpp"
+#include "stats/statistics.hpp"
+#include "system/sha256.hpp"
+#include "system/version.hpp"
+#include "tactic_cache.hpp"
+#include "timer.hpp"
+
+namespace abh::worker {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string now_utc() {
+  auto t = std::chrono::system_clock::now();
+  auto secs = std::chrono::system_clock::to_time_t(t);
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(ms));
+  return buf;
+}
+
+// The log of an arm's phases, on stdout.
+class PhaseLog {
+ public:
+  explicit PhaseLog(Clock::time_point process_start) : start_(process_start) {}
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Starts a line stamped "[0.123 s] " with the seconds since the process started.
+  std::ostream& at() const {
+    char b[32];
+    std::snprintf(b, sizeof b, "[%.3f s] ", elapsed_s());
+    return std::cout << b;
+  }
+
+ private:
+  Clock::time_point start_;
+};
+
+// The plan's entries for this arm.
+struct PlannedArm {
+  const Plan& plan;
+  const Task& task;
+  const Variant& variant;
+  const Shape& shape;
+  const MeasureSettings& settings;
+};
+
+PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
+  const Task* task = plan.find_task(req.shape, req.arm);
+  if (!task) throw UsageError("plan " + plan.run_id + " has no arm " + req.shape + "/" + req.arm);
+  return {plan, *task, plan.variant(task->variant), plan.shape(task->shape), plan.settings};
+}
+
+// Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:
+// provenance validation compares the two).
+void record_identity(const PlannedArm& a, const fs::path& plugin_path, ArmResult& r) {
+  r.invocation = Invocation{a.plan.run_id,  a.shape.id,   a.shape.params,       a.task.arm,
+                            a.task.variant, a.task.round, a.plan.plugin_target, a.settings};
+  r.source = a.variant.source;
+  r.worker_sha256 = sha256_file("/proc/self/exe");
+  r.plugin_sha256 = sha256_file(plugin_path);
+}
+
+// Open the device: the host for a CPU plugin, the plan's GPU for a CUDA plugin.
+std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const Plugin& plugin,
+                                           ArmResult& r) {
+  std::unique_ptr<DeviceSession> session;
+  if (plugin.is_cuda()) {
+    const Device* gpu = gpu_device();
+    if (!gpu)
+      throw ExitError(worker_protocol::kUnsupported,
+                      "plugin " + plugin.name() +
+                          " is a CUDA plugin but this worker was built without CUDA: "
+                          "rebuild abharness where the CUDA toolkit is found");
+    const Environment& planned = a.plan.machine.at(static_cast<size_t>(a.task.gpu));
+    if (!planned.gpu)
+      throw UsageError("plan machine entry " + std::to_string(a.task.gpu) +
+                       " has no GPU but the plugin is a CUDA plugin");
+    session = gpu->open(planned.gpu->uuid);
+  } else {
+    session = cpu_device().open("");
+  }
+  r.environment = session->environment();
+  r.environment.libraries = plugin.library_versions();
+  if (!a.settings.warm_l2 && session->l2_flush_bytes() > 0) {
+    r.measurement.l2_flushed = true;
+    r.measurement.l2_flush_bytes = session->l2_flush_bytes();
+  }
+  return session;
+}
+
+// Choose the tactic. One cache per run, keyed by source identity and plugin hash: in an A/A
+// comparison both sides then use the tactic tuned once, instead of two tunings that noise may send
+// different ways.
+void choose_arm_tactic(const PlannedArm& a, const fs::path& run_dir, Problem& problem,
+                       const ArmWork& work, void* stream, ArmResult& r) {
+  TacticContext tac;
+  tac.cache_file = run_dir / "tactics.json";
+  tac.cache_key = Sha256()
+                      .field(a.variant.source.digest)
+                      .field(r.plugin_sha256)
+                      .field(canonical(to_json(r.environment)))
+                      .field(canonical(a.shape.params))
+                      .hex();
+  TacticChoice tactic =
+      choose_tactic(problem, work.timer, work.prepare_only(), stream, a.settings.tactic, tac);
+  r.measurement.tactic = tactic.key;
+  r.measurement.tactic_choice = tactic.how;
+}
+
+// Measure: sample until the stopping rule holds, then read the telemetry again and judge from
+// both readings (the first was taken before the warm-up) whether the arm ran throttled.
+void measure(const ArmWork& work, const MeasureSettings& s, DeviceSession& device, ArmResult& r) {
+  sample_until_stopped(work, s, r.measurement);
+  r.telemetry.after = device.telemetry();
+  const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
+  r.telemetry.throttled = throttled;
+  r.telemetry.note = note;
+}
+
+// Verify the plugin's last output, with the device idle; a wrong one ends the arm without a result.
+abh_verify_result verify(Problem& problem, DeviceSession& device, ArmResult& r) {
+  device.synchronize();
+  bool passed = false;
+  abh_verify_result v = problem.verify(&passed);
+  r.correctness = Correctness{passed, v.max_rel_error, v.tolerance, v.checked, v.method};
+  if (!passed) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg, "wrong result: max relative error %.3g > tolerance %.3g (%s)",
+                  v.max_rel_error, v.tolerance, v.method);
+    throw ExitError(worker_protocol::kWrongResult, msg);
+  }
+  return v;
+}
+
+}  // namespace
+
+void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
+  const PhaseLog log(process_start);
+  ArmResult r;
+  r.started_at = now_utc();
+  r.pid = static_cast<int>(::getpid());
+  r.schema_version = kResultSchemaVersion;
+  r.harness_version = kHarnessVersion;
+
+  const Plan plan = load_plan(req.run_dir);
+  const PlannedArm a = find_arm(plan, req);
+  const fs::path plugin_path = req.run_dir / a.variant.plugin;
+  record_identity(a, plugin_path, r);
+  log.at() << "plan read, binaries hashed" << std::endl;
+
+  const Plugin plugin(plugin_path);
+  log.at() << "plugin loaded" << std::endl;
+  r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda());
+  std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
+            << a.task.variant << ") plugin " << plugin.name() << ", timer " << r.measurement.timer
+            << std::endl;
+
+  const std::unique_ptr<DeviceSession> device = open_device(a, plugin, r);
+  log.at() << "device session open, environment probed" << std::endl;
+  const TimerContext tctx = device->timer_context();
+
+  const std::unique_ptr<Problem> problem = plugin.create(a.shape.params);
+  r.measurement.flops = problem->flops();
+  r.measurement.min_bytes = problem->min_bytes();
+  log.at() << "problem created" << std::endl;
+  const std::unique_ptr<Timer> timer = make_timer(r.measurement.timer, tctx);
+  log.at() << "timer ready" << std::endl;
+  ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [] {}};
+  if (r.measurement.l2_flushed) work.prepare = [&] { device->flush_l2(); };
+
+  choose_arm_tactic(a, req.run_dir, *problem, work, tctx.stream, r);
+  log.at() << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
+           << std::endl;
+
+  // Warm up.
+  r.telemetry.before = device->telemetry();
+  r.measurement.ready_s = log.elapsed_s();
+  std::cout << "ready to measure " << r.measurement.ready_s << " s after start" << std::endl;
+  warm_up(work, a.settings, r.measurement);
+
+  // The clock probe is made after the warm-up, right before the samples it clocks.
+  const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
+  work.clock = clock.get();
+  measure(work, a.settings, *device, r);
+  const std::vector<double>& samples = r.measurement.samples_ns;
+  log.at() << samples.size() << " samples, median " << median(samples) << " ns, "
+           << r.measurement.stop_reason << std::endl;
+
+  const abh_verify_result v = verify(*problem, *device, r);
+  log.at() << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
+           << v.method << ")" << std::endl;
+
+  r.finished_at = now_utc();
+  write_result(result_path(req.run_dir, a.task), r);
+  log.at() << "result written" << std::endl;
+}
+
+}  // namespace abh::worker

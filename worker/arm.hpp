@@ -1,0 +1,25 @@
+// One arm of one shape, measured as a recipe of named phases (as nvbench's measure_cold reads):
+// read the plan, load the plugin, open the device, prepare the problem, timer and tactic, warm up,
+// measure, verify, write the result. Each phase logs a line stamped with seconds since the process
+// started, so a slow start can be located without a profiler (docs/gpu.md, "Where an arm's time
+// goes").
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace abh::worker {
+
+struct ArmRequest {
+  std::filesystem::path run_dir;  // holds plan.json
+  std::string shape;              // a shape id of the plan
+  std::string arm;                // an arm name of the plan (A1, B, A2, ...)
+};
+
+// Measures the arm and writes results/<shape>/<arm>.json atomically. Throws on failure: an
+// ExitError for an unsupported request or a wrong result (no result is written), a UsageError for
+// a plan that does not hold the arm, a PluginError or Error for anything else.
+void measure_arm(const ArmRequest& request, std::chrono::steady_clock::time_point process_start);
+
+}  // namespace abh::worker
