@@ -1,4 +1,4 @@
-// C10: the per-layer GEMMs of a transformer block, derived from its hyperparameters. A layer
+// The per-layer GEMMs of a transformer block, derived from its hyperparameters. A layer
 // trains four linear layers (QKV, attention output "proj", FC1, FC2); each runs three GEMMs
 // (fprop, dgrad, wgrad), hence 12 shapes per layer. docs/grids.md derives them and defines every
 // parameter written into a shape's params (the vocabulary the GEMM plugins read).

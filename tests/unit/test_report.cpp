@@ -404,7 +404,7 @@ TEST_CASE("report: missing, unplanned, duplicate and wrong-output arms") {
   CHECK(report_from_json(to_json(r), "none").summary == r.summary);
 }
 
-TEST_CASE("report: ABBA averages both B arms; a single A arm has no drift") {
+TEST_CASE("report: ABBA averages both B arms, a single A arm has no drift") {
   Plan p = make_plan(1, "abba");
   auto outcomes = make_outcomes(p);
   Report r = build_report(p, outcomes, {}, "d");
@@ -584,7 +584,7 @@ TEST_CASE("report: unit formatting is auto-scaled and locale-free") {
   CHECK(fmt::confidence_label(0.995) == "99.5% CI");
 }
 
-// --- Speed of light and the per-layer summary (C10) --------------------------------------------
+// --- Speed of light and the per-layer summary -------------------------------------------------
 
 namespace {
 
@@ -891,7 +891,7 @@ TEST_CASE("report: a shape with an unclocked arm is compared as measured, and sa
 }
 
 TEST_CASE(
-    "report: a real speedup survives clock normalization; a memory-bound time is left alone") {
+    "report: a real speedup survives clock normalization, a memory-bound time is left alone") {
   Plan p = make_plan(1);
   const double mhz[3] = {1500, 1400, 1500};
   // The candidate needs 10 % fewer cycles but, drawing more power, ran at a 7 % lower clock.

@@ -163,7 +163,7 @@ MeasureSettings quick() {
 }
 }  // namespace
 
-TEST_CASE("sampling: every kept sample carries its clock; samples below the floor are dropped") {
+TEST_CASE("sampling: every kept sample carries its clock, samples below the floor are dropped") {
   ScriptedTimer timer;
   ScriptedClock clock;
   // Every fifth sample ran at 800 MHz, under a 0.5 x 2000 MHz floor.
