@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "system/data_dir.hpp"
-#include "system/error.hpp"
 #include "model/grid.hpp"
 #include "model/model_grid.hpp"
 #include "stats/roofline.hpp"
+#include "system/data_dir.hpp"
+#include "system/error.hpp"
 
 #ifndef ABH_DATA_DIR
 #define ABH_DATA_DIR ""
@@ -45,32 +45,19 @@ void print_gpus(const GpuTable& t) {
   std::printf("Table: %s\n", t.origin.c_str());
 }
 
-void run_roofline(const RooflineCliOptions& o) {
-  const auto table_path = o.gpu_table.empty() ? resolve_data_dir(ABH_DATA_DIR) / "gpus.json"
-                                              : std::filesystem::path(o.gpu_table);
-  const GpuTable table = load_gpu_table(table_path);
-  if (o.list_gpus) {
-    print_gpus(table);
-    return;
-  }
-  const GpuSpec& gpu = find_gpu(table, o.gpu);
-  if (o.grid.empty()) throw UsageError("roofline: give --grid shapes.json");
-  Grid grid = load_grid(o.grid);
-  if (!o.precision.empty()) {
-    check_gemm_precision(o.precision);
-    for (auto& s : grid.shapes)
-      if (!s.params.contains("precision")) s.params["precision"] = o.precision;
-  }
-
+// The fractions and launch floor: the table's measured defaults unless a flag overrides them.
+RooflineOptions roofline_options(const RooflineCliOptions& o, const GpuTable& table) {
   RooflineOptions opt = default_roofline_options(table);
   if (o.has_compute_fraction)
     for (auto& [p, f] : opt.compute_fraction) f = o.compute_fraction;
   if (o.has_memory_fraction) opt.memory_fraction = o.memory_fraction;
   if (o.has_launch_floor) opt.launch_floor_s = o.launch_floor_us * 1e-6;
+  return opt;
+}
 
-  std::vector<RooflineResult> results;
-  for (const auto& s : grid.shapes) results.push_back(roofline(s, gpu, opt));
-
+// The GPU and where each number of the model comes from: a flag, or a measurement and its date.
+void print_basis(const RooflineCliOptions& o, const GpuTable& table, const GpuSpec& gpu,
+                 const RooflineOptions& opt) {
   const Calibration& c = table.calibration;
   std::printf("GPU: %s (%s): dense %s TFLOP/s, %.3g TB/s\n", gpu.name.c_str(),
               gpu.form_factor.c_str(), join_peaks(gpu).c_str(), gpu.memory_tbps);
@@ -97,6 +84,10 @@ void run_roofline(const RooflineCliOptions& o) {
     std::printf("Launch floor %.3g us: %s\n", opt.launch_floor_s * 1e6,
                 table.launch_floor_basis.c_str());
   }
+}
+
+// One row per shape and the sum; returns the summed speed-of-light time in seconds.
+double print_rows(const Grid& grid, const std::vector<RooflineResult>& results) {
   std::printf("\n%-48s %7s %7s %7s %-17s %9s %9s %7s %10s %10s %10s %-7s\n", "shape", "M", "N", "K",
               "precision", "GFLOP", "MB", "FLOP/B", "compute_us", "memory_us", "sol_us", "bound");
   double total = 0;
@@ -111,32 +102,59 @@ void run_roofline(const RooflineCliOptions& o) {
                 r.bound.c_str());
   }
   std::printf("%-48s %102.2f\n", "sum of speed-of-light times", total * 1e6);
+  return total;
+}
 
-  if (!o.json_out.empty()) {
-    json rows = json::array();
-    for (size_t i = 0; i < results.size(); ++i) {
-      const auto& r = results[i];
-      rows.push_back({{"id", grid.shapes[i].id},
-                      {"precision", r.precision},
-                      {"flops", r.flops},
-                      {"bytes", r.bytes},
-                      {"scale_bytes", r.scale_bytes},
-                      {"peak_tflops", r.peak_tflops},
-                      {"compute_fraction", r.compute_fraction},
-                      {"memory_fraction", r.memory_fraction},
-                      {"compute_s", r.compute_s},
-                      {"memory_s", r.memory_s},
-                      {"launch_s", r.launch_s},
-                      {"sol_s", r.sol_s},
-                      {"bound", r.bound}});
-    }
-    write_json_atomic(o.json_out, json{{"schema_version", 1},
-                                       {"gpu", gpu.name},
-                                       {"gpu_table", table.origin},
-                                       {"grid", o.grid},
-                                       {"shapes", rows},
-                                       {"sum_sol_s", total}});
+void write_roofline_json(const RooflineCliOptions& o, const GpuTable& table, const GpuSpec& gpu,
+                         const Grid& grid, const std::vector<RooflineResult>& results,
+                         double total) {
+  json rows = json::array();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    rows.push_back({{"id", grid.shapes[i].id},
+                    {"precision", r.precision},
+                    {"flops", r.flops},
+                    {"bytes", r.bytes},
+                    {"scale_bytes", r.scale_bytes},
+                    {"peak_tflops", r.peak_tflops},
+                    {"compute_fraction", r.compute_fraction},
+                    {"memory_fraction", r.memory_fraction},
+                    {"compute_s", r.compute_s},
+                    {"memory_s", r.memory_s},
+                    {"launch_s", r.launch_s},
+                    {"sol_s", r.sol_s},
+                    {"bound", r.bound}});
   }
+  write_json_atomic(o.json_out, json{{"schema_version", 1},
+                                     {"gpu", gpu.name},
+                                     {"gpu_table", table.origin},
+                                     {"grid", o.grid},
+                                     {"shapes", rows},
+                                     {"sum_sol_s", total}});
+}
+
+void run_roofline(const RooflineCliOptions& o) {
+  const auto table_path = o.gpu_table.empty() ? resolve_data_dir(ABH_DATA_DIR) / "gpus.json"
+                                              : std::filesystem::path(o.gpu_table);
+  const GpuTable table = load_gpu_table(table_path);
+  if (o.list_gpus) {
+    print_gpus(table);
+    return;
+  }
+  const GpuSpec& gpu = find_gpu(table, o.gpu);
+  if (o.grid.empty()) throw UsageError("roofline: give --grid shapes.json");
+  Grid grid = load_grid(o.grid);
+  if (!o.precision.empty()) {
+    check_gemm_precision(o.precision);
+    for (auto& s : grid.shapes)
+      if (!s.params.contains("precision")) s.params["precision"] = o.precision;
+  }
+  const RooflineOptions opt = roofline_options(o, table);
+  std::vector<RooflineResult> results;
+  for (const auto& s : grid.shapes) results.push_back(roofline(s, gpu, opt));
+  print_basis(o, table, gpu, opt);
+  const double total = print_rows(grid, results);
+  if (!o.json_out.empty()) write_roofline_json(o, table, gpu, grid, results, total);
 }
 
 }  // namespace

@@ -4,13 +4,13 @@
 
 #include <iostream>
 
-#include "system/data_dir.hpp"
-#include "system/error.hpp"
 #include "exit_codes.hpp"
-#include "system/json_io.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_render.hpp"
 #include "stats/roofline.hpp"
+#include "system/data_dir.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
 
 #ifndef ABH_DATA_DIR
 #define ABH_DATA_DIR ""
@@ -31,13 +31,7 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
     print_problems(v);
     return exit_code::kProvenance;
   }
-  StatsOptions so;
-  so.noise_band = flags.noise_band;
-  so.confidence = flags.confidence;
-  so.resamples = flags.resamples;
-  so.seed = flags.seed;
-  so.clock_normalize = !flags.raw_clocks;
-  validate(so);
+  validate(flags.stats);
   // Speed of light needs data/gpus.json; a table that cannot be found or read costs the SOL
   // column only, and the report says why.
   GpuTable table;
@@ -48,7 +42,7 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   } catch (const Error& e) {
     sol.table_error = e.what();
   }
-  Report report = build_report(plan, v.outcomes, so, v.result_set_digest, sol);
+  Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
   for (const char* fmt : {"md", "json", "csv", "svg"}) {
     std::string format = std::string(fmt) == "md" ? "markdown" : fmt;
     write_file_atomic(run_dir / (std::string("report.") + fmt), render(report, format, {}));

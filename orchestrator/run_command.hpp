@@ -1,30 +1,40 @@
-// `abharness run` and `abharness resume`: plan a sweep (or reopen one), run what is missing,
-// validate every result, and report.
+// The commands that run and report sweeps: `abharness run` plans a sweep and runs it
+// (cmd_run.cpp), `resume` runs what is missing (cmd_resume.cpp), `verify` checks every result
+// against the plan (cmd_verify.cpp), `report` re-renders the reports (cmd_report.cpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "planner.hpp"
+#include "stats/statistics.hpp"
+#include "sweep.hpp"
 
 namespace abh {
 
 // Options that shape the statistics and the report; shared by run, resume and report.
 struct ReportFlags {
-  double noise_band = 0.01;
-  double confidence = 0.95;
-  int resamples = 2000;
-  unsigned long long seed = 1;
-  bool raw_clocks = false;  // compare raw times, not at one SM clock
+  StatsOptions stats;  // --noise-band, --confidence, --resamples, --seed, --raw-clocks
   bool fail_on_regression = false;
   bool quiet = false;
   std::string color = "auto";      // auto | always | never
   std::string print = "terminal";  // the format printed on stdout: any report format
 };
-void add_report_flags(CLI::App& cmd, ReportFlags& f);
+void add_report_flags(CLI::App& cmd, ReportFlags& f);  // cmd_report.cpp
 
 // The exact command line, recorded in the plan and quoted by reports.
 void set_invocation_argv(int argc, char** argv);
 const std::vector<std::string>& invocation_argv();
+
+// How a sweep shows its progress under these flags (a redrawn line on a terminal).
+SweepOptions sweep_options(const ReportFlags& f);
+
+// Reopens a run directory, runs the arms without a valid result and reports. With `requested`
+// (`run --resume` and its flags), the flags must describe the plan's sweep.
+int resume_run(const std::filesystem::path& run_dir, const ReportFlags& flags,
+               const PlanRequest* requested);
 
 void add_run_command(CLI::App& app, int& exit_code);
 void add_resume_command(CLI::App& app, int& exit_code);

@@ -1,7 +1,7 @@
-// C2: copies a revision's files into a directory of its own without touching the user's index,
-// working tree, HEAD or branches. WORKTREE copies the working tree's tracked and untracked
-// non-ignored files as they are on disk. Submodules are materialized explicitly at their recorded
-// commit (libgit2's checkout leaves them as empty directories).
+// Materialization: copies a revision's files into a directory of its own without touching the
+// user's index, working tree, HEAD or branches. WORKTREE copies the working tree's tracked and
+// untracked non-ignored files as they are on disk. Submodules are materialized explicitly at their
+// recorded commit (libgit2's checkout leaves them as empty directories).
 #pragma once
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// C1 source identity: what exactly was measured. A revision is its commit id; the working tree
+// Source identity: what exactly was measured. A revision is its commit id; the working tree
 // (WORKTREE) is HEAD plus digests of everything that makes it differ from HEAD. Any error while
 // computing an identity is fatal: there is no "unknown" identity.
 #pragma once

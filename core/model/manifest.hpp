@@ -1,4 +1,4 @@
-// The build recipe a kernel repository declares in `abharness.json` at its root (C2). The recipe
+// The build recipe a kernel repository declares in `abharness.json` at its root. The recipe
 // is an argv, run without a shell unless the manifest sets "shell": true explicitly.
 //
 //   { "schema_version": 1,

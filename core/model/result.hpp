@@ -1,5 +1,5 @@
 // One arm's result: results/<shape>/<arm>.json, written atomically by the worker that measured
-// it. It carries everything provenance validation (provenance/provenance.hpp) needs and every raw
+// it. It carries everything provenance validation needs (docs/provenance.md) and every raw
 // sample, and ends with a SHA-256 of its own payload so that any edit is detected.
 #pragma once
 
@@ -69,7 +69,7 @@ struct Measurement {
                               // "requested", or a re-tune after a rejected cached key, with why
   double flops = 0;
   double min_bytes = 0;
-  double ready_s = 0;  // worker start to its first timed sample: the start-up overhead per arm
+  double ready_s = 0;  // worker start to its first timed sample (start-up overhead)
   ClockCheck clock;
 };
 

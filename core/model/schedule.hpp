@@ -1,6 +1,6 @@
-// The order in which arms run. Per shape the default is A1, B, A2 — each arm a fresh worker
-// process on the same GPU — so that a linear drift of the machine cancels out of mean(A1,A2)/B
-// and shows up as A2/A1. Other schedules are registered by name.
+// The order in which arms run (docs/method.md). Per shape the default is A1, B, A2 — each arm a
+// fresh worker process on the same GPU — so that a linear drift of the machine cancels out of
+// mean(A1,A2)/B and shows up as A2/A1. Other schedules are registered by name.
 #pragma once
 
 #include <cstdint>

@@ -131,45 +131,90 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
   return r;
 }
 
+namespace {
+
+// Lists the files under results/: planned results are returned (run-relative), hidden temp files
+// are interrupted atomic writes (the rename never happened) and are listed as leftovers, not
+// trusted, and everything else (an unplanned file or directory, a symbolic link) is a problem.
+std::set<std::string> scan_results(const fs::path& run_dir, const Plan& plan,
+                                   const std::map<std::string, const Task*>& planned,
+                                   Validation& v) {
+  std::set<std::string> present;
+  const fs::path results = run_dir / "results";
+  if (!fs::exists(results)) return present;
+  for (auto it = fs::recursive_directory_iterator(results); it != fs::end(it); ++it) {
+    // Lexical, not fs::relative: that resolves symbolic links and would name a link's target.
+    std::string rel = it->path().lexically_relative(run_dir).generic_string();
+    if (it->is_symlink()) {
+      v.problems.push_back({"unplanned-file", rel, "", "regular files only", "a symbolic link"});
+      continue;
+    }
+    if (it->is_directory()) {
+      if (!plan.shapes.empty() &&
+          std::none_of(plan.shapes.begin(), plan.shapes.end(), [&](const Shape& s) {
+            return it->path().filename() == s.id && it->path().parent_path() == results;
+          }))
+        v.problems.push_back({"unplanned-file", rel, "", "a planned shape directory", "other"});
+      continue;
+    }
+    std::string name = it->path().filename().string();
+    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos) {
+      v.leftovers.push_back(rel);
+      continue;
+    }
+    if (!planned.count(rel)) {
+      v.problems.push_back({"unplanned-file", rel, "", "only planned results/<shape>/<arm>.json",
+                            "a file the plan does not list"});
+      continue;
+    }
+    present.insert(rel);
+  }
+  return present;
+}
+
+// The result at `rel` for task `t` when it passes validation; problems go to `v`. A file this
+// process already validated (in `earlier`), untouched since (same size and mtime), is not read
+// and checked again: resume validates each existing result once.
+std::optional<ArmResult> checked_result(const fs::path& run_dir, const Plan& plan, const Task& t,
+                                        const std::string& rel, const FileStamp& stamp,
+                                        const Validation* earlier, Validation& v) {
+  if (earlier) {
+    auto it = earlier->stamps.find(rel);
+    if (it != earlier->stamps.end() && it->second == stamp)
+      for (const auto& e : earlier->outcomes)
+        if (e.result && e.task == t) return e.result;
+  }
+  json raw;
+  try {
+    raw = read_json_file(run_dir / rel, JsonLimits{64u << 20, 32});
+  } catch (const std::exception& e) {
+    v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
+    return std::nullopt;
+  }
+  return validate_result(plan, t, rel, raw, v.problems);
+}
+
+// Why an arm has no result: its failure record under logs/ (a crashed, hung or wrong arm), or
+// "not run".
+std::string failure_reason(const fs::path& run_dir, const Task& t) {
+  fs::path failure = log_path(run_dir, t, "failure.json");
+  if (!fs::exists(failure)) return "not run";
+  try {
+    json f = read_json_file(failure, JsonLimits{1u << 20, 8});
+    return f.value("reason", std::string("failed (no reason recorded)"));
+  } catch (const std::exception& e) {
+    return std::string("failed (failure record unreadable: ") + e.what() + ")";
+  }
+}
+
+}  // namespace
+
 Validation validate_run(const fs::path& run_dir, const Plan& plan, const Validation* earlier) {
   Validation v;
   std::map<std::string, const Task*> planned;  // relative result path -> task
   for (const auto& t : plan.tasks)
     planned[result_path(run_dir, t).lexically_relative(run_dir).generic_string()] = &t;
-
-  // Every file under results/ must be a planned result; hidden temp files are interrupted atomic
-  // writes (the rename never happened) and are listed, not trusted.
-  std::set<std::string> present;
-  const fs::path results = run_dir / "results";
-  if (fs::exists(results)) {
-    for (auto it = fs::recursive_directory_iterator(results); it != fs::end(it); ++it) {
-      // Lexical, not fs::relative: that resolves symbolic links and would name a link's target.
-      std::string rel = it->path().lexically_relative(run_dir).generic_string();
-      if (it->is_symlink()) {
-        v.problems.push_back({"unplanned-file", rel, "", "regular files only", "a symbolic link"});
-        continue;
-      }
-      if (it->is_directory()) {
-        if (!plan.shapes.empty() &&
-            std::none_of(plan.shapes.begin(), plan.shapes.end(), [&](const Shape& s) {
-              return it->path().filename() == s.id && it->path().parent_path() == results;
-            }))
-          v.problems.push_back({"unplanned-file", rel, "", "a planned shape directory", "other"});
-        continue;
-      }
-      std::string name = it->path().filename().string();
-      if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos) {
-        v.leftovers.push_back(rel);
-        continue;
-      }
-      if (!planned.count(rel)) {
-        v.problems.push_back({"unplanned-file", rel, "", "only planned results/<shape>/<arm>.json",
-                              "a file the plan does not list"});
-        continue;
-      }
-      present.insert(rel);
-    }
-  }
+  const std::set<std::string> present = scan_results(run_dir, plan, planned, v);
 
   Sha256 set_digest;
   set_digest.field("abharness-result-set-v1").field(sha256_file(plan_path(run_dir)));
@@ -178,52 +223,25 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan, const Validat
     ArmOutcome o;
     o.task = t;
     std::string rel = result_path(run_dir, t).lexically_relative(run_dir).generic_string();
-    if (present.count(rel)) {
-      const size_t before = v.problems.size();
-      const FileStamp stamp = stamp_of(run_dir / rel);
-      std::optional<ArmResult> r;
-      // A file this process already validated, untouched since (same size and mtime), is not
-      // read and checked again: resume validates each existing result once.
-      if (earlier) {
-        auto it = earlier->stamps.find(rel);
-        if (it != earlier->stamps.end() && it->second == stamp)
-          for (const auto& e : earlier->outcomes)
-            if (e.result && e.task == t) r = e.result;
-      }
-      if (!r) {
-        json raw;
-        try {
-          raw = read_json_file(run_dir / rel, JsonLimits{64u << 20, 32});
-        } catch (const std::exception& e) {
-          v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
-        }
-        if (v.problems.size() == before) r = validate_result(plan, t, rel, raw, v.problems);
-      }
-      if (r) {
-        auto [it, fresh] = seen_payloads.emplace(r->payload_sha256, rel);
-        if (!fresh) {
-          v.problems.push_back({"duplicate-result", rel, "payload_sha256", "a result of its own",
-                                "a copy of " + it->second});
-        } else {
-          set_digest.field(rel).field(r->payload_sha256);
-          v.stamps[rel] = stamp;
-          o.result = std::move(r);
-        }
-      }
-      if (!o.result) o.failure = "result failed provenance validation";
-    } else {
-      fs::path failure = log_path(run_dir, t, "failure.json");
-      if (fs::exists(failure)) {
-        try {
-          json f = read_json_file(failure, JsonLimits{1u << 20, 8});
-          o.failure = f.value("reason", std::string("failed (no reason recorded)"));
-        } catch (const std::exception& e) {
-          o.failure = std::string("failed (failure record unreadable: ") + e.what() + ")";
-        }
+    if (!present.count(rel)) {
+      o.failure = failure_reason(run_dir, t);
+      v.outcomes.push_back(std::move(o));
+      continue;
+    }
+    const FileStamp stamp = stamp_of(run_dir / rel);
+    std::optional<ArmResult> r = checked_result(run_dir, plan, t, rel, stamp, earlier, v);
+    if (r) {
+      auto [it, fresh] = seen_payloads.emplace(r->payload_sha256, rel);
+      if (!fresh) {
+        v.problems.push_back({"duplicate-result", rel, "payload_sha256", "a result of its own",
+                              "a copy of " + it->second});
       } else {
-        o.failure = "not run";
+        set_digest.field(rel).field(r->payload_sha256);
+        v.stamps[rel] = stamp;
+        o.result = std::move(r);
       }
     }
+    if (!o.result) o.failure = "result failed provenance validation";
     v.outcomes.push_back(std::move(o));
   }
   v.result_set_digest = set_digest.hex();

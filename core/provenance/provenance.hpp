@@ -1,4 +1,4 @@
-// C6: provenance validation. Before any statistic is computed every file under results/ is checked
+// Provenance validation. Before any statistic is computed every file under results/ is checked
 // against the plan — schema, digest, invocation, source identity, binaries, machine — and any
 // unplanned, misplaced or duplicate file is an error. Each rule has a name (documented in
 // docs/provenance.md) and each problem names the file, the field, what was expected and what was

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# C4 accuracy: a kernel that spins for a known time on %globaltimer is measured by CUPTI within 1 %
-# (1 ms and 100 us) and by CUDA events within 1 % at 1 ms; events never read below CUPTI. NVML
-# telemetry is recorded and the kernel name is reported.
+# Timer accuracy: a kernel that spins for a known time on %globaltimer is measured by CUPTI
+# within 1 % (1 ms and 100 us) and by CUDA events within 1 % at 1 ms; events never read below
+# CUPTI. NVML telemetry is recorded and the kernel name is reported.
 source "$(dirname "$0")/common.bash"
 for us in 1000 100; do
   for timer in cupti events; do

@@ -138,8 +138,4 @@ std::string any_error_of(F&& f) {
   return "<no exception>";
 }
 
-inline bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 }  // namespace abh::test

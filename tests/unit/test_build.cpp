@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "build/build.hpp"
-#include "system/error.hpp"
 #include "model/manifest.hpp"
+#include "system/error.hpp"
 #include "system/process.hpp"
 #include "system/sha256.hpp"
 #include "test_support.hpp"
@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using abh::BuildRecipe;
 using abh::json;
+using abh::test::contains;
 using abh::test::error_of;
 using abh::test::slurp;
 using abh::test::write;
@@ -30,10 +31,6 @@ struct TempDir : abh::test::TempDir {
   TempDir() : abh::test::TempDir("abh-build") {}
 };
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
 abh::SourceIdentity identity(const std::string& seed) {
   abh::SourceIdentity id;
   id.requested = seed;
@@ -41,12 +38,6 @@ abh::SourceIdentity identity(const std::string& seed) {
   id.commit = abh::sha256_hex("commit " + seed).substr(0, 40);
   id.digest = abh::sha256_hex("identity " + seed);
   return id;
-}
-
-const abh::SubstitutionVars kVars{"/opt/abh/include", "/usr/local/cuda"};
-
-void write_manifest(const fs::path& src, const json& plugins) {
-  write(src / "abharness.json", json{{"schema_version", 1}, {"plugins", plugins}}.dump(2));
 }
 
 size_t line_count(const fs::path& p) {
@@ -72,128 +63,6 @@ BuildRecipe counting_recipe(const fs::path& counter) {
 }
 
 }  // namespace
-
-TEST_CASE("manifest: a recipe is read, substituted and mapped to JSON") {
-  TempDir tmp;
-  write_manifest(tmp.path(),
-                 {{"cpu",
-                   {{"argv", {"c++", "-I${ABHARNESS_INCLUDE}", "-L${CUDA_HOME}/lib64", "k.cpp"}},
-                    {"artifact", "out/./libk.so"},
-                    {"env", {{"NVCC", "${CUDA_HOME}/bin/nvcc"}, {"LITERAL", "${HOME}"}}},
-                    {"timeout_s", 120}}},
-                  {"other", {{"argv", {"make"}}, {"artifact", "x.so"}}}});
-  BuildRecipe r = abh::load_recipe(tmp.path(), "cpu", kVars);
-  CHECK(r.target == "cpu");
-  CHECK(r.argv ==
-        std::vector<std::string>{"c++", "-I/opt/abh/include", "-L/usr/local/cuda/lib64", "k.cpp"});
-  CHECK(r.artifact == "out/libk.so");
-  CHECK(r.env.at("NVCC") == "/usr/local/cuda/bin/nvcc");
-  CHECK(r.env.at("LITERAL") == "${HOME}");  // no other expansion happens
-  CHECK_FALSE(r.shell);
-  CHECK(r.timeout_s == 120);
-
-  BuildRecipe d = abh::load_recipe(tmp.path(), "other", kVars);
-  CHECK_FALSE(d.shell);
-  CHECK(d.timeout_s == 1800);
-  CHECK(d.env.empty());
-
-  json j = abh::to_json(r);
-  std::set<std::string> keys;
-  for (auto it = j.begin(); it != j.end(); ++it) keys.insert(it.key());
-  CHECK(keys == std::set<std::string>{"target", "argv", "artifact", "env", "shell", "timeout_s"});
-  CHECK(j["argv"][1] == "-I/opt/abh/include");
-  CHECK(j["env"]["NVCC"] == "/usr/local/cuda/bin/nvcc");
-  CHECK(j["timeout_s"] == 120.0);
-}
-
-TEST_CASE("manifest: errors name the file, the field and the fix") {
-  TempDir tmp;
-  const std::string file = (tmp.path() / "abharness.json").string();
-
-  std::string missing = error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); });
-  CHECK(contains(missing, "no abharness.json"));
-  CHECK(contains(missing, tmp.path().string()));
-
-  auto with = [&](const json& recipe, const std::string& target = "cpu") {
-    write_manifest(tmp.path(), {{"cpu", recipe}, {"cpu-debug", recipe}});
-    return error_of([&] { abh::load_recipe(tmp.path(), target, kVars); });
-  };
-  const json good = {{"argv", {"make"}}, {"artifact", "libk.so"}};
-
-  std::string target = with(good, "cuda");
-  CHECK(contains(target, file));
-  CHECK(contains(target, "has no target 'cuda'"));
-  CHECK(contains(target, "cpu, cpu-debug"));
-
-  json up = good;
-  up["artifact"] = "../libk.so";
-  std::string escape = with(up);
-  CHECK(contains(escape, file));
-  CHECK(contains(escape, "field 'artifact'"));
-  CHECK(contains(escape, "'..'"));
-
-  json abs = good;
-  abs["artifact"] = "/tmp/libk.so";
-  std::string absolute = with(abs);
-  CHECK(contains(absolute, "field 'artifact'"));
-  CHECK(contains(absolute, "absolute"));
-
-  json cmdline = good;
-  cmdline["argv"] = {"make && cp build/libk.so ."};
-  std::string noshell = with(cmdline);
-  CHECK(contains(noshell, "field 'argv[0]'"));
-  CHECK(contains(noshell, "\"shell\": true"));
-
-  json shell_many = good;
-  shell_many["shell"] = true;
-  shell_many["argv"] = {"make", "all"};
-  std::string many = with(shell_many);
-  CHECK(contains(many, "field 'argv'"));
-  CHECK(contains(many, "exactly one"));
-
-  json shell_one = good;
-  shell_one["shell"] = true;
-  shell_one["argv"] = {"make && cp build/libk.so ."};
-  write_manifest(tmp.path(), {{"cpu", shell_one}});
-  BuildRecipe sh = abh::load_recipe(tmp.path(), "cpu", kVars);
-  CHECK(sh.shell);
-  CHECK(sh.argv == std::vector<std::string>{"make && cp build/libk.so ."});
-
-  json typo = good;
-  typo["artefact"] = "libk.so";
-  CHECK(contains(with(typo), "unknown field 'artefact'"));
-
-  json no_argv = {{"artifact", "libk.so"}};
-  CHECK(contains(with(no_argv), "field 'argv'"));
-
-  json bad_arg = good;
-  bad_arg["argv"] = {"make", 3};
-  CHECK(contains(with(bad_arg), "field 'argv[1]'"));
-
-  json bad_env = good;
-  bad_env["env"] = {{"CC", 5}};
-  CHECK(contains(with(bad_env), "field 'env.CC'"));
-
-  json bad_timeout = good;
-  bad_timeout["timeout_s"] = -1;
-  CHECK(contains(with(bad_timeout), "field 'timeout_s'"));
-
-  json cuda = good;
-  cuda["argv"] = {"${CUDA_HOME}/bin/nvcc"};
-  write_manifest(tmp.path(), {{"cpu", cuda}});
-  std::string no_cuda = error_of([&] {
-    abh::load_recipe(tmp.path(), "cpu", {"/opt/abh/include", ""});
-  });
-  CHECK(contains(no_cuda, "field 'argv[0]'"));
-  CHECK(contains(no_cuda, "${CUDA_HOME}"));
-
-  write(tmp.path() / "abharness.json", R"({"schema_version": 2, "plugins": {}})");
-  std::string version = error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); });
-  CHECK(contains(version, "field 'schema_version'"));
-
-  write(tmp.path() / "abharness.json", R"({"schema_version": 1, "plugins": {)");
-  CHECK(contains(error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); }), file));
-}
 
 TEST_CASE("build: a compiled plugin is cached and reused") {
   TempDir tmp;

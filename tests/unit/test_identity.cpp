@@ -1,4 +1,4 @@
-// C1 source identity against real repositories; the git CLI is the oracle.
+// Source identity against real repositories; the git CLI is the oracle.
 #ifdef ABH_HAVE_GIT
 
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// C2 materialization against real repositories: `git archive` is the oracle for a commit, and the
+// Materialization against real repositories: `git archive` is the oracle for a commit, and the
 // user's index, HEAD, refs and status must come out byte-identical.
 #ifdef ABH_HAVE_GIT
 

@@ -103,7 +103,7 @@ TEST_CASE("report: missing, unplanned, duplicate and wrong-output arms") {
   CHECK(report_from_json(to_json(r), "none").summary == r.summary);
 }
 
-TEST_CASE("report: ABBA averages both B arms, and a single A arm has no drift") {
+TEST_CASE("report: ABBA averages both B arms, a single A arm has no drift") {
   Plan p = make_plan(1, "abba");
   auto outcomes = make_outcomes(p);
   Report r = build_report(p, outcomes, {}, "d");

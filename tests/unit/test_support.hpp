@@ -57,4 +57,19 @@ inline std::string error_of(const std::function<void()>& f) {
   return "(no abh::Error thrown)";
 }
 
+// The message of the abh::UsageError `f` throws, or a marker that it threw none: a plain Error
+// would end a command as an internal error (exit 1) instead of a refusal the user can fix (exit 2).
+inline std::string usage_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const abh::UsageError& e) {
+    return e.what();
+  }
+  return "(no abh::UsageError thrown)";
+}
+
+inline bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
 }  // namespace abh::test

@@ -1,0 +1,44 @@
+// `abharness report`: re-render the reports of a run (validating it first), and the report flags
+// that run and resume share with it.
+#include "conclude.hpp"
+#include "provenance/provenance.hpp"
+#include "report/report_render.hpp"
+#include "run_command.hpp"
+
+namespace abh {
+
+void add_report_flags(CLI::App& c, ReportFlags& f) {
+  StatsOptions& s = f.stats;
+  c.add_option("--noise-band", s.noise_band, "relative band treated as no change")
+      ->capture_default_str();
+  c.add_option("--confidence", s.confidence, "confidence level of intervals")
+      ->capture_default_str();
+  c.add_option("--resamples", s.resamples, "bootstrap resamples")->capture_default_str();
+  c.add_option("--seed", s.seed, "bootstrap seed")->capture_default_str();
+  c.add_flag_callback(
+      "--raw-clocks", [&s] { s.clock_normalize = false; },
+      "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
+  c.add_flag("--fail-on-regression", f.fail_on_regression,
+             "exit 5 when a shape is slower beyond the noise band");
+  c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
+  c.add_option("--color", f.color, "auto | always | never")->capture_default_str();
+  c.add_option("--print", f.print,
+               "format printed on stdout: terminal | markdown | json | csv | svg (json for CI)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(report_formats()));
+}
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  auto dir = std::make_shared<std::string>();
+  auto flags = std::make_shared<ReportFlags>();
+  auto* c = app.add_subcommand("report", "re-render the reports of a run (validates it first)");
+  c->add_option("run", *dir, "run directory")->required()->check(CLI::ExistingDirectory);
+  add_report_flags(*c, *flags);
+  c->footer("Example:\n  abharness report runs/20261129-120000-abc123 --noise-band 0.02");
+  c->callback([dir, flags, &exit_code] {
+    Plan plan = load_plan(*dir);
+    exit_code = conclude(*dir, plan, validate_run(*dir, plan), *flags);
+  });
+}
+
+}  // namespace abh

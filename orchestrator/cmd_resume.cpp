@@ -1,0 +1,63 @@
+// `abharness resume` (and `run --resume`): reopen a run directory, check that it is still the
+// planned sweep, and run only the arms that have no valid result.
+#include <iostream>
+#include <set>
+
+#include "conclude.hpp"
+#include "exit_codes.hpp"
+#include "paths.hpp"
+#include "planner.hpp"
+#include "provenance/provenance.hpp"
+#include "run_command.hpp"
+#include "run_lock.hpp"
+#include "sweep.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The run-relative paths of the results that passed validation: they are not measured again.
+std::set<std::string> valid_results(const fs::path& run_dir, const Validation& v) {
+  std::set<std::string> done;
+  for (const auto& o : v.outcomes)
+    if (o.result) done.insert(fs::relative(result_path(run_dir, o.task), run_dir).generic_string());
+  return done;
+}
+
+}  // namespace
+
+int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanRequest* requested) {
+  const fs::path run_dir = fs::absolute(run_dir_in).lexically_normal();
+  RunLock lock(run_dir);
+  Plan plan = load_plan(run_dir);
+  if (requested) check_same_sweep(run_dir, plan, *requested);
+  const fs::path worker = worker_binary();
+  check_resumable(run_dir, plan, worker);
+  Validation before = validate_run(run_dir, plan);
+  for (const auto& rel : before.leftovers) {
+    std::cerr << "removing interrupted write " << rel << "\n";
+    fs::remove(run_dir / rel);
+  }
+  if (!before.problems.empty()) {
+    print_problems(before);
+    return exit_code::kProvenance;
+  }
+  auto done = valid_results(run_dir, before);
+  std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << plan.tasks.size()
+            << " arms already valid\n";
+  run_sweep(run_dir, plan, worker, done, sweep_options(flags));
+  return conclude(run_dir, plan, validate_run(run_dir, plan, &before), flags);
+}
+
+void add_resume_command(CLI::App& app, int& exit_code) {
+  auto dir = std::make_shared<std::string>();
+  auto flags = std::make_shared<ReportFlags>();
+  auto* c = app.add_subcommand("resume", "run only the missing or failed arms of a run");
+  c->add_option("run", *dir, "run directory")->required()->check(CLI::ExistingDirectory);
+  add_report_flags(*c, *flags);
+  c->footer("Example:\n  abharness resume runs/20261129-120000-abc123");
+  c->callback([dir, flags, &exit_code] { exit_code = resume_run(*dir, *flags, nullptr); });
+}
+
+}  // namespace abh

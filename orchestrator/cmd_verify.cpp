@@ -1,0 +1,35 @@
+// `abharness verify`: validate every result of a run against its plan, on demand, and print the
+// result-set digest that reports quote.
+#include <iostream>
+
+#include "conclude.hpp"
+#include "exit_codes.hpp"
+#include "provenance/provenance.hpp"
+#include "run_command.hpp"
+
+namespace abh {
+
+void add_verify_command(CLI::App& app, int& exit_code) {
+  auto dir = std::make_shared<std::string>();
+  auto* c = app.add_subcommand("verify", "validate every result of a run against its plan");
+  c->add_option("run", *dir, "run directory")->required()->check(CLI::ExistingDirectory);
+  c->footer(
+      "Example:\n  abharness verify runs/20261129-120000-abc123\nPrints the result-set "
+      "digest that reports quote; exit 3 names each file and field that failed.");
+  c->callback([dir, &exit_code] {
+    Plan plan = load_plan(*dir);
+    Validation v = validate_run(*dir, plan);
+    if (!v.problems.empty()) {
+      print_problems(v);
+      exit_code = exit_code::kProvenance;
+      return;
+    }
+    int valid = 0;
+    for (const auto& o : v.outcomes) valid += o.result ? 1 : 0;
+    std::cout << "verified " << valid << " of " << plan.tasks.size() << " planned results of run "
+              << plan.run_id << "\nresult-set digest: " << v.result_set_digest << "\n";
+    exit_code = v.complete() ? exit_code::kSuccess : exit_code::kIncomplete;
+  });
+}
+
+}  // namespace abh

@@ -1,0 +1,211 @@
+#include "planner.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "model/worker_protocol.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
+#include "system/sha256.hpp"
+#include "system/version.hpp"
+#include "variants.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string utc_stamp(const char* fmt) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+bool any_cuda(const Plan& p) {
+  for (const auto& v : p.variants)
+    if (v.device == "cuda") return true;
+  return false;
+}
+
+// The message every resume refusal shares: what changed, and why that ends the run.
+[[noreturn]] void refuse_resume(const fs::path& run_dir, const std::string& what) {
+  throw UsageError("cannot resume " + run_dir.string() + ": " + what +
+                   "; start a new run instead (results measured under different conditions "
+                   "must not be mixed)");
+}
+
+// The worker binary and each plugin must be the files the plan hashed; a WORKTREE variant's
+// sources must still have the planned identity.
+void check_binaries_and_sources(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
+  std::string w = sha256_file(worker);
+  if (w != plan.worker_sha256)
+    refuse_resume(run_dir, "the worker binary changed since the plan (plan " +
+                               plan.worker_sha256.substr(0, 12) + ", now " + w.substr(0, 12) + ")");
+  for (const auto& v : plan.variants) {
+    fs::path plugin = run_dir / v.plugin;
+    if (!fs::exists(plugin))
+      refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " is missing");
+    std::string h = sha256_file(plugin);
+    if (h != v.plugin_sha256)
+      refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " changed (plan " +
+                                 v.plugin_sha256.substr(0, 12) + ", now " + h.substr(0, 12) + ")");
+    if (v.source.kind == "worktree") {
+      SourceIdentity now = compute_source_identity(plan.repo, v.source.requested);
+      if (now.digest != v.source.digest)
+        refuse_resume(run_dir, "the working tree of " + plan.repo + " changed since the plan (" +
+                                   v.name + " identity " + v.source.digest.substr(0, 12) +
+                                   ", now " + now.digest.substr(0, 12) + ")");
+    }
+  }
+}
+
+// The machine, probed again, must equal the plan's field by field.
+void check_machine(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
+  std::vector<std::string> gpus;
+  for (const auto& m : plan.machine)
+    if (m.gpu) gpus.push_back(m.gpu->uuid);
+  auto now = probe_machine(worker, any_cuda(plan), gpus, run_dir / "logs" / "probe");
+  for (size_t i = 0; i < plan.machine.size(); ++i) {
+    json a = to_json(plan.machine[i]), b = to_json(now.at(i));
+    for (auto it = a.begin(); it != a.end(); ++it)
+      if (b[it.key()] != *it)
+        refuse_resume(run_dir, "the machine differs from the plan: " + it.key() + " was " +
+                                   it->dump() + ", now " + b[it.key()].dump());
+  }
+}
+
+}  // namespace
+
+ResolvedRequest resolve_request(const PlanRequest& req) {
+  validate(req.settings);
+  ResolvedRequest r;
+  r.grid = load_grid(req.grid);
+  r.repo = fs::absolute(req.repo).lexically_normal();
+  if (!fs::exists(r.repo)) throw UsageError("--repo " + r.repo.string() + " does not exist");
+  // A revision that cannot be resolved is the user's to fix: a usage error naming the flag.
+  auto resolve = [&](const std::string& flag, const std::string& rev) {
+    try {
+      return compute_source_identity(r.repo, rev);
+    } catch (const std::exception& e) {
+      throw UsageError(flag + ": " + e.what());
+    }
+  };
+  r.baseline = resolve("--baseline", req.baseline);
+  r.candidate = resolve("--candidate", req.candidate);
+  return r;
+}
+
+std::string new_run_id() {
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffff);
+  return utc_stamp("%Y%m%d-%H%M%S-") + suffix;
+}
+
+fs::path create_run_dir(const fs::path& runs_root, std::string& id) {
+  if (id.empty()) id = new_run_id();
+  check_safe_name(id, "--run-id");
+  const fs::path run_dir = runs_root / id;
+  if (fs::exists(run_dir))
+    throw UsageError("run directory " + run_dir.string() +
+                     " already exists: use `abharness resume " + run_dir.string() +
+                     "` to continue it, or another --run-id");
+  fs::create_directories(run_dir);
+  // runs/ often sits inside the kernel repository: a .gitignore of "*" keeps it out of every
+  // WORKTREE identity (and out of `git status`), so a sweep never changes what it measures.
+  if (!fs::exists(runs_root / ".gitignore")) write_file_atomic(runs_root / ".gitignore", "*\n");
+  return run_dir;
+}
+
+std::vector<std::string> split_gpus(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw UsageError("--gpus '" + s + "': give GPU indices or UUIDs, e.g. 0,1");
+  return out;
+}
+
+std::vector<Environment> probe_machine(const fs::path& worker, bool cuda,
+                                       const std::vector<std::string>& gpus,
+                                       const fs::path& scratch) {
+  std::vector<Environment> out;
+  if (!cuda) {
+    out.push_back(environment_from_json(worker_json(worker, worker_protocol::probe_args(), scratch),
+                                        "host probe"));
+    return out;
+  }
+  for (const auto& g : gpus) {
+    // Workers see only their own GPU (sweep.cpp); the plan records each GPU as they see it, so a
+    // result's environment can be compared with it. A selector that is not a UUID is resolved
+    // first.
+    std::string uuid = g;
+    if (g.rfind("GPU-", 0) != 0) {
+      Environment e = environment_from_json(
+          worker_json(worker, worker_protocol::probe_args(g), scratch), "probe of GPU " + g);
+      if (!e.gpu) throw Error("the probe of GPU " + g + " describes no GPU");
+      uuid = e.gpu->uuid;
+    }
+    out.push_back(
+        environment_from_json(worker_json(worker, worker_protocol::probe_args(uuid), scratch,
+                                          {{worker_protocol::kVisibleDevicesEnv, uuid}}),
+                              "probe of GPU " + g));
+  }
+  return out;
+}
+
+Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
+               const fs::path& run_dir, const fs::path& worker, const fs::path& cache_root) {
+  Plan plan;
+  plan.schema_version = kPlanSchemaVersion;
+  plan.harness_version = kHarnessVersion;
+  plan.run_id = run_id;
+  plan.created_at = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  plan.repo = resolved.repo.string();
+  plan.plugin_target = req.target;
+  plan.command = req.argv;
+  plan.worker_sha256 = sha256_file(worker);
+  for (auto [name, src] :
+       {std::pair{"baseline", &resolved.baseline}, std::pair{"candidate", &resolved.candidate}})
+    plan.variants.push_back(prepare_variant(resolved.repo, VariantRequest{name, *src, req.target},
+                                            run_dir, cache_root, worker, std::cerr));
+  plan.shapes = resolved.grid.shapes;
+  plan.settings = req.settings;
+  auto gpus = split_gpus(req.gpus);
+  const bool cuda = any_cuda(plan);
+  plan.schedule = req.schedule;
+  plan.schedule.gpus = cuda ? static_cast<int>(gpus.size()) : 1;
+  plan.tasks = make_schedule(plan.shapes, plan.schedule);
+  plan.machine = probe_machine(worker, cuda, gpus, run_dir / "logs" / "probe");
+  // Written once, before any arm runs; never edited afterwards.
+  write_json_atomic(plan_path(run_dir), to_json(plan));
+  return plan;
+}
+
+void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested) {
+  if (requested.settings != plan.settings)
+    throw UsageError("cannot resume " + run_dir.string() +
+                     ": the measurement settings given differ from the plan's " +
+                     to_json(plan.settings).dump());
+  if (plan.variants.at(0).source.requested != requested.baseline ||
+      plan.variants.at(1).source.requested != requested.candidate)
+    throw UsageError("cannot resume " + run_dir.string() + ": the plan compares '" +
+                     plan.variants[0].source.requested + "' with '" +
+                     plan.variants[1].source.requested + "'");
+  if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
+    throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
+                     " differs from the plan's shapes");
+}
+
+void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
+  check_binaries_and_sources(run_dir, plan, worker);
+  check_machine(run_dir, plan, worker);
+}
+
+}  // namespace abh

@@ -1,0 +1,79 @@
+// The planner: what a sweep is, fixed before any arm runs, and the check that a resumed sweep is
+// still that sweep. A new run is resolved first (settings in range, the grid readable, both
+// revisions turned into source identities) and only then planned inside its run directory: both
+// variants built, the machine probed, plan.json written once and never edited. A resume is refused
+// before anything runs when something the plan fixed has changed (binaries, sources, machine, or
+// the flags given to `run --resume`): results measured under different conditions must not be
+// mixed. docs/provenance.md describes what the plan records and what resume refuses.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/environment.hpp"
+#include "model/grid.hpp"
+#include "model/identity.hpp"
+#include "model/plan.hpp"
+#include "model/schedule.hpp"
+#include "model/settings.hpp"
+
+namespace abh {
+
+// What `abharness run` asks for: everything that decides the plan.
+struct PlanRequest {
+  std::string repo = ".";
+  std::string baseline, candidate;
+  std::string grid;  // path of the shapes file
+  std::string target = "cpu";
+  std::string gpus = "0";  // --gpus: indices or UUIDs, comma-separated
+  ScheduleOptions schedule;
+  MeasureSettings settings;
+  std::vector<std::string> argv;  // the command line, recorded in the plan
+};
+
+// A request checked and resolved before a run directory exists, so that a typo costs nothing.
+struct ResolvedRequest {
+  std::filesystem::path repo;  // absolute
+  Grid grid;
+  SourceIdentity baseline, candidate;
+};
+
+// Validates the settings, reads the grid and resolves both revisions to identities once: from here
+// on "baseline" means this commit (and digest), whatever the branch name later points to. Throws
+// UsageError naming the flag.
+ResolvedRequest resolve_request(const PlanRequest& req);
+
+// A fresh run id: the UTC time and a random suffix, e.g. 20261129-120000-3fa9c1.
+std::string new_run_id();
+
+// Creates runs_root/<id>, choosing `id` when it is empty; a directory that exists is never reused
+// (UsageError pointing at resume). Keeps runs_root out of git with a .gitignore of "*".
+std::filesystem::path create_run_dir(const std::filesystem::path& runs_root, std::string& id);
+
+// The GPU selectors of --gpus; UsageError when it names none.
+std::vector<std::string> split_gpus(const std::string& gpus);
+
+// The machine a plan is for, as a worker sees it: one entry per GPU for CUDA plugins, the host for
+// CPU plugins. `scratch` receives the probes' output.
+std::vector<Environment> probe_machine(const std::filesystem::path& worker, bool cuda,
+                                       const std::vector<std::string>& gpus,
+                                       const std::filesystem::path& scratch);
+
+// Builds both variants inside `run_dir` (reusing cached builds under `cache_root`), probes the
+// machine, orders the arms and writes plan.json. The directory must exist and be locked.
+Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
+               const std::filesystem::path& run_dir, const std::filesystem::path& worker,
+               const std::filesystem::path& cache_root);
+
+// `run --resume` with flags: they must describe the plan's sweep (settings, revisions as typed,
+// and the grid when one is given). Throws UsageError naming what differs.
+void check_same_sweep(const std::filesystem::path& run_dir, const Plan& plan,
+                      const PlanRequest& requested);
+
+// Refuses (UsageError) to resume when anything the plan fixed has changed: the worker binary, a
+// plugin, a WORKTREE variant's identity, or the machine.
+void check_resumable(const std::filesystem::path& run_dir, const Plan& plan,
+                     const std::filesystem::path& worker);
+
+}  // namespace abh

@@ -1,0 +1,111 @@
+// The plan document: its JSON mapping, what plan_from_json refuses (each error names the file and
+// the field), the lookups, and where an arm's files live in a run directory.
+#include <doctest/doctest.h>
+
+#include "model/plan.hpp"
+#include "plan_fixture.hpp"
+#include "system/error.hpp"
+#include "test_support.hpp"
+
+using namespace abh;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string error_from(const json& j) {
+  return test::error_of([&] { plan_from_json(j, "plan.json"); });
+}
+
+}  // namespace
+
+TEST_CASE("plan: JSON round-trips every field") {
+  Plan p = test::fixture_plan(2);
+  json j = to_json(p);
+  Plan back = plan_from_json(j, "plan.json");
+  CHECK(to_json(back) == j);
+  CHECK(back.shapes == p.shapes);
+  CHECK(back.tasks == p.tasks);
+  CHECK(back.machine == p.machine);
+  CHECK(back.settings == p.settings);
+  CHECK(back.command == p.command);
+  CHECK(back.schedule.gpus == 2);
+}
+
+TEST_CASE("plan: a document of another schema is refused with the fix") {
+  json j = to_json(test::fixture_plan(2));
+  j["schema_version"] = kPlanSchemaVersion + 1;
+  const std::string msg = error_from(j);
+  CHECK(msg.rfind(
+            "plan.json: field 'schema_version': found " + std::to_string(kPlanSchemaVersion + 1),
+            0) == 0);
+  CHECK(msg.find("use the abharness that wrote it") != std::string::npos);
+}
+
+TEST_CASE("plan: tasks must name a machine entry, a variant and a shape of the plan") {
+  json j = to_json(test::fixture_plan(2));
+  SUBCASE("a GPU index beyond the machine") {
+    j["tasks"][0]["gpu"] = 2;
+    CHECK(error_from(j) ==
+          "plan.json: task m32/A1 names machine entry 2 that the plan does not have");
+  }
+  SUBCASE("an unknown variant") {
+    j["tasks"][1]["variant"] = "other";
+    CHECK(error_from(j) == "plan run-1 has no variant 'other'");
+  }
+  SUBCASE("an unknown shape") {
+    j["tasks"][1]["shape"] = "m3";
+    CHECK(error_from(j) == "plan run-1 has no shape 'm3'");
+  }
+  SUBCASE("an arm name that could escape the run directory") {
+    j["tasks"][0]["arm"] = "../A1";
+    CHECK(error_from(j).rfind("plan.json.tasks[0]: arm '../A1' ", 0) == 0);
+  }
+}
+
+TEST_CASE("plan: ill-typed fields name where they are") {
+  json j = to_json(test::fixture_plan(2));
+  SUBCASE("device") {
+    j["variants"][1]["device"] = "tpu";
+    CHECK(error_from(j) == "plan.json.variants[1]: field 'device': 'tpu' is neither cpu nor cuda");
+  }
+  SUBCASE("a library version") {
+    j["variants"][0]["libraries"]["kernel"] = 13;
+    CHECK(error_from(j) == "plan.json.variants[0].libraries: field 'kernel': expected a string");
+  }
+  SUBCASE("a recipe argv item") {
+    j["variants"][0]["recipe"]["argv"][1] = 5;
+    CHECK(error_from(j) ==
+          "plan.json.variants[0].recipe: field 'argv[1]': expected a string, found 5");
+  }
+  SUBCASE("the command") {
+    j["command"] = {"abharness", 1};
+    CHECK(error_from(j) == "plan.json: field 'command[1]': expected a string, found 1");
+  }
+  SUBCASE("tasks not an array") {
+    j["tasks"] = json::object();
+    CHECK(error_from(j) == "plan.json: field 'tasks': expected an array");
+  }
+}
+
+TEST_CASE("plan: lookups by name and the files of an arm") {
+  Plan p = test::fixture_plan(2);
+  CHECK(p.variant("candidate").name == "candidate");
+  CHECK(p.shape("m64").params == json{{"m", 64}});
+  CHECK_THROWS_WITH_AS(p.shape("m9"), "plan run-1 has no shape 'm9'", Error);
+  REQUIRE(p.find_task("m64", "B") != nullptr);
+  CHECK(p.find_task("m64", "B")->gpu == 1);
+  CHECK(p.find_task("m64", "A3") == nullptr);
+  const Task& t = *p.find_task("m32", "A2");
+  CHECK(result_path("/runs/r1", t) == fs::path("/runs/r1/results/m32/A2.json"));
+  CHECK(log_path("/runs/r1", t, "failure.json") == fs::path("/runs/r1/logs/m32/A2.failure.json"));
+  CHECK(plan_path("/runs/r1") == fs::path("/runs/r1/plan.json"));
+}
+
+TEST_CASE("plan: load_plan reads plan.json and refuses a directory without one") {
+  test::TempDir tmp;
+  const std::string not_a_run =
+      tmp.path().string() + " is not an abharness run directory (no plan.json)";
+  CHECK_THROWS_WITH_AS(load_plan(tmp.path()), not_a_run.c_str(), UsageError);
+  write_json_atomic(plan_path(tmp.path()), to_json(test::fixture_plan(2)));
+  CHECK(to_json(load_plan(tmp.path())) == to_json(test::fixture_plan(2)));
+}

@@ -1,0 +1,304 @@
+// The planner against real repositories and the real worker binary: what a request resolves to,
+// the plan it writes, and every refusal of a resume (tests/integration/resume_refusals.sh drives
+// the same refusals through `abharness resume`).
+#ifdef ABH_HAVE_ORCHESTRATOR
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "git_test_repo.hpp"
+#include "model/grid.hpp"
+#include "planner.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
+#include "system/sha256.hpp"
+
+using namespace abh;
+using namespace abh::test;
+
+namespace {
+
+const fs::path kWorker = fs::path(ABH_BIN_DIR) / "abharness-worker";
+
+void write_grid(const fs::path& path, const std::vector<int>& ms) {
+  Grid g;
+  for (int m : ms) g.shapes.push_back(Shape{"m" + std::to_string(m), "", json{{"m", m}}});
+  write_json_atomic(path, to_json(g));
+}
+
+// A repository with two commits, a grid file and a request comparing them.
+struct Request {
+  TempDir tmp{"abh-planner"};
+  GitRepo repo{tmp.path() / "repo"};
+  PlanRequest req;
+  Request() {
+    repo.write("kernel.cpp", "int k() { return 1; }\n");
+    repo.commit_all("baseline");
+    repo.write("kernel.cpp", "int k() { return 2; }\n");
+    repo.commit_all("candidate");
+    write_grid(tmp.path() / "grid.json", {32, 64});
+    req.repo = repo.root().string();
+    req.baseline = "HEAD~1";
+    req.candidate = "HEAD";
+    req.grid = (tmp.path() / "grid.json").string();
+  }
+};
+
+// A planned run directory whose binaries and machine are the real ones of this build: resume
+// would accept it until the test changes something.
+struct PlannedRun {
+  TempDir tmp{"abh-resume"};
+  fs::path dir = tmp.path() / "run";
+  Plan plan;
+  PlannedRun() {
+    plan.repo = (tmp.path() / "repo").string();
+    plan.worker_sha256 = sha256_file(kWorker);
+    for (const char* name : {"baseline", "candidate"}) {
+      Variant v;
+      v.name = name;
+      v.source.requested = name;
+      v.source.kind = "commit";
+      v.plugin = std::string("variants/") + name + "/libk.so";
+      v.device = "cpu";
+      test::write(dir / v.plugin, std::string("plugin ") + name);
+      v.plugin_sha256 = sha256_file(dir / v.plugin);
+      plan.variants.push_back(v);
+    }
+    plan.machine = probe_machine(kWorker, false, {}, dir / "logs" / "probe");
+  }
+  std::string refusal() const {
+    return usage_error_of([&] { check_resumable(dir, plan, kWorker); });
+  }
+};
+
+bool starts_with_refusal(const std::string& msg, const fs::path& dir, const std::string& what) {
+  return msg.rfind("cannot resume " + dir.string() + ": " + what, 0) == 0 &&
+         contains(msg,
+                  "start a new run instead (results measured under different conditions "
+                  "must not be mixed)");
+}
+
+}  // namespace
+
+TEST_CASE("planner: --gpus is split at commas and must name a GPU") {
+  CHECK(split_gpus("0") == std::vector<std::string>{"0"});
+  CHECK(split_gpus("0,1,,3") == std::vector<std::string>{"0", "1", "3"});
+  CHECK(split_gpus("GPU-a1b2") == std::vector<std::string>{"GPU-a1b2"});
+  CHECK(usage_error_of([] { split_gpus(",,"); }) ==
+        "--gpus ',,': give GPU indices or UUIDs, e.g. 0,1");
+  CHECK(usage_error_of([] { split_gpus(""); }).rfind("--gpus '':", 0) == 0);
+}
+
+TEST_CASE("planner: a new run id is a UTC time and a random suffix, safe as a directory name") {
+  const std::string id = new_run_id();
+  CHECK(std::regex_match(id, std::regex("20[0-9]{6}-[0-9]{6}-[0-9a-f]{6}")));
+  CHECK_NOTHROW(check_safe_name(id, "--run-id"));
+}
+
+TEST_CASE("planner: a run directory is created once, and runs/ is kept out of git") {
+  TempDir tmp;
+  const fs::path runs = tmp.path() / "runs";
+  std::string id = "first";
+  CHECK(create_run_dir(runs, id) == runs / "first");
+  CHECK(fs::is_directory(runs / "first"));
+  CHECK(read_file(runs / ".gitignore") == "*\n");
+  id = "first";
+  CHECK(usage_error_of([&] { create_run_dir(runs, id); }) ==
+        "run directory " + (runs / "first").string() + " already exists: use `abharness resume " +
+            (runs / "first").string() + "` to continue it, or another --run-id");
+  // A .gitignore the user wrote is left alone.
+  test::write(runs / ".gitignore", "*.log\n");
+  std::string fresh;
+  const fs::path dir = create_run_dir(runs, fresh);
+  CHECK(dir == runs / fresh);
+  CHECK_NOTHROW(check_safe_name(fresh, "--run-id"));
+  CHECK(read_file(runs / ".gitignore") == "*.log\n");
+  std::string escaping = "../x";
+  CHECK(contains(test::error_of([&] { create_run_dir(runs, escaping); }), "--run-id '../x'"));
+  CHECK_FALSE(fs::exists(tmp.path() / "x"));
+}
+
+TEST_CASE("planner: a request resolves both revisions to commits and reads the grid") {
+  Request r;
+  ResolvedRequest got = resolve_request(r.req);
+  CHECK(got.repo == r.repo.root());
+  CHECK(got.baseline.commit == trim(r.repo.git("rev-parse HEAD~1")));
+  CHECK(got.baseline.requested == "HEAD~1");
+  CHECK(got.candidate.commit == r.repo.head());
+  CHECK(got.candidate.kind == "commit");
+  REQUIRE(got.grid.shapes.size() == 2);
+  CHECK(got.grid.shapes[1].id == "m64");
+}
+
+TEST_CASE("planner: a bad request is a usage error naming the flag, before anything is made") {
+  Request r;
+  SUBCASE("settings out of range") {
+    r.req.settings.max_noise = 3;
+    CHECK(contains(usage_error_of([&] { resolve_request(r.req); }), "--max-noise"));
+  }
+  SUBCASE("a missing repository") {
+    r.req.repo = (r.tmp.path() / "nowhere").string();
+    CHECK(usage_error_of([&] { resolve_request(r.req); }) ==
+          "--repo " + r.req.repo + " does not exist");
+  }
+  SUBCASE("an unknown baseline") {
+    r.req.baseline = "no-such-rev";
+    const std::string msg = usage_error_of([&] { resolve_request(r.req); });
+    CHECK(msg.rfind("--baseline: ", 0) == 0);
+    CHECK(contains(msg, "no-such-rev"));
+  }
+  SUBCASE("an unknown candidate") {
+    r.req.candidate = "no-such-branch";
+    CHECK(usage_error_of([&] { resolve_request(r.req); }).rfind("--candidate: ", 0) == 0);
+  }
+  SUBCASE("an unreadable grid") {
+    test::write(r.req.grid, "{");
+    CHECK(usage_error_of([&] { resolve_request(r.req); }).rfind("grid: ", 0) == 0);
+  }
+  CHECK_FALSE(fs::exists(r.tmp.path() / "runs"));
+}
+
+TEST_CASE("planner: the CPU machine is the host as the worker probes it") {
+  TempDir tmp;
+  auto machine = probe_machine(kWorker, false, {"0", "1"}, tmp.path() / "probe");
+  REQUIRE(machine.size() == 1);
+  CHECK(machine[0].hostname == probe_host().hostname);
+  CHECK(machine[0].cpu_model == probe_host().cpu_model);
+  CHECK_FALSE(machine[0].gpu.has_value());
+  CHECK(fs::exists(tmp.path() / "probe" / "probe.out"));
+}
+
+TEST_CASE("planner: make_plan builds both variants and writes the plan it returns") {
+  TempDir tmp{"abh-make-plan"};
+  const fs::path repo = tmp.path() / "repo";
+  sh(std::string(ABH_SOURCE_DIR) + "/examples/make-demo-repo.sh cpu " + quote(repo) +
+     " >/dev/null");
+  PlanRequest req;
+  req.repo = repo.string();
+  req.baseline = "HEAD~1";
+  req.candidate = "HEAD";
+  req.grid = (tmp.path() / "grid.json").string();
+  req.argv = {"abharness", "run", "--baseline", "HEAD~1"};
+  req.schedule.name = "abba";
+  write_grid(req.grid, {24, 40});
+  ResolvedRequest resolved = resolve_request(req);
+  const fs::path run_dir = tmp.path() / "runs" / "r1";
+  fs::create_directories(run_dir);
+
+  Plan plan = make_plan(req, resolved, "r1", run_dir, kWorker, tmp.path() / "cache");
+  CHECK(to_json(load_plan(run_dir)) == to_json(plan));
+  CHECK(plan.run_id == "r1");
+  CHECK(plan.command == req.argv);
+  CHECK(plan.repo == repo.string());
+  CHECK(plan.worker_sha256 == sha256_file(kWorker));
+  REQUIRE(plan.variants.size() == 2);
+  for (const auto& [v, source] : {std::pair{&plan.variants[0], &resolved.baseline},
+                                  std::pair{&plan.variants[1], &resolved.candidate}}) {
+    CHECK(v->source == *source);
+    CHECK(v->device == "cpu");
+    CHECK(v->plugin_sha256 == sha256_file(run_dir / v->plugin));
+  }
+  CHECK(plan.variants[0].name == "baseline");
+  CHECK(plan.variants[1].name == "candidate");
+  CHECK(plan.shapes == resolved.grid.shapes);
+  // A CPU plugin runs on the host alone, whatever --gpus says.
+  CHECK(plan.schedule.gpus == 1);
+  CHECK(plan.machine.size() == 1);
+  CHECK(plan.tasks == make_schedule(plan.shapes, plan.schedule));
+  CHECK(plan.tasks.size() == 8);
+  // The plan it wrote is one resume accepts.
+  CHECK_NOTHROW(check_resumable(run_dir, plan, kWorker));
+}
+
+TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
+  Request r;
+  const fs::path run_dir = r.tmp.path() / "run";
+  Plan plan;
+  for (const char* rev : {"HEAD~1", "HEAD"}) {
+    Variant v;
+    v.source.requested = rev;
+    plan.variants.push_back(v);
+  }
+  plan.shapes = load_grid(r.req.grid).shapes;
+  CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
+  SUBCASE("other settings") {
+    r.req.settings.min_samples = 3;
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+          "cannot resume " + run_dir.string() +
+              ": the measurement settings given differ from the plan's " +
+              to_json(plan.settings).dump());
+  }
+  SUBCASE("other revisions") {
+    r.req.candidate = "main";
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+          "cannot resume " + run_dir.string() + ": the plan compares 'HEAD~1' with 'HEAD'");
+  }
+  SUBCASE("another grid") {
+    write_grid(r.req.grid, {32});
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+          "cannot resume " + run_dir.string() + ": --grid " + r.req.grid +
+              " differs from the plan's shapes");
+  }
+  SUBCASE("no grid given") {
+    r.req.grid.clear();
+    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
+  }
+}
+
+TEST_CASE("planner: resume refuses a worker binary that changed since the plan") {
+  PlannedRun run;
+  CHECK(run.refusal() == "(no abh::UsageError thrown)");
+  run.plan.worker_sha256 = sha256_hex("another worker");
+  const std::string msg = run.refusal();
+  CHECK(starts_with_refusal(msg, run.dir,
+                            "the worker binary changed since the plan (plan " +
+                                run.plan.worker_sha256.substr(0, 12) + ", now " +
+                                sha256_file(kWorker).substr(0, 12) + ")"));
+}
+
+TEST_CASE("planner: resume refuses a plugin that is missing or changed") {
+  PlannedRun run;
+  const Variant& cand = run.plan.variants[1];
+  SUBCASE("missing") {
+    fs::remove(run.dir / cand.plugin);
+    CHECK(starts_with_refusal(run.refusal(), run.dir,
+                              "the candidate plugin variants/candidate/libk.so is missing"));
+  }
+  SUBCASE("changed") {
+    const std::string planned = cand.plugin_sha256;
+    test::write(run.dir / cand.plugin, "rebuilt");
+    CHECK(starts_with_refusal(run.refusal(), run.dir,
+                              "the candidate plugin variants/candidate/libk.so changed (plan " +
+                                  planned.substr(0, 12) + ", now " +
+                                  sha256_hex("rebuilt").substr(0, 12) + ")"));
+  }
+}
+
+TEST_CASE("planner: resume refuses a WORKTREE variant whose working tree changed") {
+  PlannedRun run;
+  GitRepo repo{run.plan.repo};
+  repo.write("kernel.cpp", "int k() { return 1; }\n");
+  repo.commit_all("one");
+  repo.write("kernel.cpp", "int k() { return 2; }\n");  // an uncommitted edit
+  Variant& cand = run.plan.variants[1];
+  cand.source = compute_source_identity(repo.root(), kWorktree);
+  CHECK(run.refusal() == "(no abh::UsageError thrown)");
+  repo.write("notes.txt", "scratch\n");  // a new untracked file changes the identity
+  const std::string now = compute_source_identity(repo.root(), kWorktree).digest;
+  CHECK(starts_with_refusal(
+      run.refusal(), run.dir,
+      "the working tree of " + run.plan.repo + " changed since the plan (candidate identity " +
+          cand.source.digest.substr(0, 12) + ", now " + now.substr(0, 12) + ")"));
+}
+
+TEST_CASE("planner: resume refuses a machine that differs from the plan") {
+  PlannedRun run;
+  run.plan.machine[0].hostname = "some-other-host";
+  CHECK(starts_with_refusal(run.refusal(), run.dir,
+                            "the machine differs from the plan: hostname was \"some-other-host\", "
+                            "now \"" +
+                                probe_host().hostname + "\""));
+}
+
+#endif  // ABH_HAVE_ORCHESTRATOR

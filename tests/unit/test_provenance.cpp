@@ -1,0 +1,340 @@
+// Provenance validation against a real run directory: plan.json and every result written by the
+// real writers (write_json_atomic, write_result) into a temporary directory, then one thing broken
+// per case. Each rule of docs/provenance.md must name the file and the field it refuses.
+// tests/integration/tamper.sh does the same end to end through `abharness verify` and `report`.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include "model/plan.hpp"
+#include "model/result.hpp"
+#include "plan_fixture.hpp"
+#include "provenance/provenance.hpp"
+#include "system/json_io.hpp"
+#include "system/sha256.hpp"
+#include "test_support.hpp"
+
+using namespace abh;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A run directory with a valid plan and a valid result for every planned arm.
+struct Run {
+  test::TempDir tmp{"abh-provenance"};
+  fs::path dir = tmp.path();
+  Plan plan = test::fixture_plan();
+
+  Run() {
+    write_plan();
+    for (const auto& t : plan.tasks)
+      write_result(result_path(dir, t), test::fixture_result(plan, t));
+  }
+  void write_plan() { write_json_atomic(plan_path(dir), to_json(plan)); }
+  fs::path file(const std::string& rel) const { return dir / rel; }
+  Validation validate() const { return validate_run(dir, plan); }
+
+  // Runs `change` on the parsed file and writes it back, leaving payload_sha256 as it was.
+  void edit(const std::string& rel, const std::function<void(json&)>& change) {
+    json j = read_json_file(file(rel));
+    change(j);
+    write_json_atomic(file(rel), j);
+  }
+  // The same, then payload_sha256 recomputed the way the harness does (as a forger who knows the
+  // recipe would), so that the rule under test fires, not the digest rule.
+  void forge(const std::string& rel, const std::function<void(json&)>& change) {
+    edit(rel, [&](json& j) {
+      change(j);
+      j["payload_sha256"] = payload_digest(j);
+    });
+  }
+};
+
+// One expected problem: the rule, the file (run-relative) and the field it names.
+struct Expected {
+  std::string rule, file, field;
+};
+
+// The problems found, one per line as a user reads them.
+doctest::String problems_of(const Validation& v) {
+  std::string s;
+  for (const auto& p : v.problems) s += p.describe() + "\n";
+  return s.c_str();
+}
+
+// The start of the line that names `e`, as ProvenanceProblem::describe() writes it.
+doctest::Contains names(const Expected& e) {
+  std::string s = e.file + ": " + e.rule;
+  if (!e.field.empty()) s += " (field '" + e.field + "')";
+  return doctest::Contains(s.c_str());
+}
+
+// Validates the run: it must have exactly the `expected` problems, and so be incomplete.
+void check_refused(const Run& run, const std::vector<Expected>& expected) {
+  Validation v = run.validate();
+  for (const auto& e : expected) CHECK(problems_of(v) == names(e));
+  CHECK(v.problems.size() == expected.size());
+  CHECK_FALSE(v.complete());
+}
+
+const std::string kA1 = "results/m32/A1.json";
+const std::string kB = "results/m32/B.json";
+const std::string kA2 = "results/m64/A2.json";
+
+}  // namespace
+
+TEST_CASE("provenance: a run written by the real writers passes, and its digest is stable") {
+  Run run;
+  Validation v = run.validate();
+  CHECK(problems_of(v) == "");
+  CHECK(v.leftovers.empty());
+  CHECK(v.complete());
+  REQUIRE(v.outcomes.size() == 6);
+  for (size_t i = 0; i < v.outcomes.size(); ++i) {
+    CHECK(v.outcomes[i].task == run.plan.tasks[i]);
+    CHECK(v.outcomes[i].result.has_value());
+    CHECK(v.outcomes[i].failure.empty());
+  }
+  CHECK(v.stamps.size() == 6);
+  CHECK(v.result_set_digest.size() == 64);
+  CHECK(run.validate().result_set_digest == v.result_set_digest);
+  // The digest covers the plan file: another plan gives another digest for the same results.
+  run.plan.created_at = "2026-11-30T00:00:00Z";
+  run.write_plan();
+  CHECK(run.validate().result_set_digest != v.result_set_digest);
+}
+
+TEST_CASE("provenance: a problem reads file, rule, field, expected and found") {
+  ProvenanceProblem p{"plugin-sha256", kB, "plugin_sha256", "abc", "def"};
+  CHECK(p.describe() == kB + ": plugin-sha256 (field 'plugin_sha256'): expected abc, found def");
+  ProvenanceProblem bare{"unplanned-file", "results/x", "", "", ""};
+  CHECK(bare.describe() == "results/x: unplanned-file");
+}
+
+TEST_CASE("provenance: result-format refuses unparseable, non-object and ill-typed files") {
+  Run run;
+  SUBCASE("truncated JSON") {
+    std::string text = test::slurp(run.file(kB));
+    test::write(run.file(kB), text.substr(0, text.size() / 2));
+  }
+  SUBCASE("not an object") {
+    test::write(run.file(kB), "[1, 2, 3]\n");
+  }
+  SUBCASE("a field of the wrong type") {
+    run.forge(kB, [](json& j) { j["pid"] = "1234"; });
+  }
+  SUBCASE("a negative sample") {
+    run.forge(kB, [](json& j) { j["measurement"]["samples_ns"][1] = -1.0; });
+  }
+  check_refused(run, {{"result-format", kB, ""}});
+  CHECK(run.validate().outcomes[1].failure == "result failed provenance validation");
+}
+
+TEST_CASE("provenance: schema-version refuses another result schema") {
+  Run run;
+  SUBCASE("bumped") {
+    run.edit(kA1, [](json& j) { j["schema_version"] = 99; });
+  }
+  SUBCASE("a string") {
+    run.forge(kA1, [](json& j) { j["schema_version"] = "1"; });
+  }
+  check_refused(run, {{"schema-version", kA1, "schema_version"}});
+}
+
+TEST_CASE("provenance: payload-digest catches any edit of the payload or the digest") {
+  Run run;
+  SUBCASE("a sample made faster") {
+    run.edit(kB, [](json& j) { j["measurement"]["samples_ns"][0] = 1.0; });
+  }
+  SUBCASE("the digest replaced") {
+    run.edit(kB, [](json& j) { j["payload_sha256"] = std::string(64, '0'); });
+  }
+  SUBCASE("the digest of the wrong type") {
+    run.edit(kB, [](json& j) { j["payload_sha256"] = 12345; });
+  }
+  SUBCASE("the digest removed") {
+    run.edit(kB, [](json& j) { j.erase("payload_sha256"); });
+  }
+  check_refused(run, {{"payload-digest", kB, "payload_sha256"}});
+}
+
+TEST_CASE("provenance: harness-version refuses a result of another harness") {
+  Run run;
+  run.forge(kA2, [](json& j) { j["harness_version"] = "0.0.1-other"; });
+  check_refused(run, {{"harness-version", kA2, "harness_version"}});
+}
+
+TEST_CASE("provenance: invocation catches swapped arms, another run, shape or settings") {
+  Run run;
+  const std::string a2 = "results/m32/A2.json";
+  SUBCASE("A1 and A2 of one shape swapped") {
+    fs::rename(run.file(kA1), run.file("swap.json"));
+    fs::rename(run.file(a2), run.file(kA1));
+    fs::rename(run.file("swap.json"), run.file(a2));
+    check_refused(run,
+                  {{"invocation", kA1, "invocation.arm"}, {"invocation", a2, "invocation.arm"}});
+  }
+  SUBCASE("a valid result of another run") {
+    run.forge(kB, [](json& j) { j["invocation"]["run_id"] = "run-2"; });
+    check_refused(run, {{"invocation", kB, "invocation.run_id"}});
+  }
+  SUBCASE("another shape's result in this shape's place") {
+    fs::copy_file(run.file(kA2), run.file(a2), fs::copy_options::overwrite_existing);
+    check_refused(
+        run, {{"invocation", a2, "invocation.shape"}, {"invocation", a2, "invocation.params.m"}});
+  }
+  SUBCASE("measured with other settings") {
+    run.forge(kB, [](json& j) { j["invocation"]["settings"]["min_samples"] = 3; });
+    check_refused(run, {{"invocation", kB, "invocation.settings.min_samples"}});
+  }
+}
+
+TEST_CASE("provenance: source-identity refuses the other variant's sources") {
+  Run run;
+  // The identity checks its own digest, so the tamper is a whole, valid identity: the candidate's.
+  const json candidate = to_json(run.plan.variant("candidate").source);
+  run.forge(kA1, [&](json& j) { j["source"] = candidate; });
+  check_refused(run, {{"source-identity", kA1, "source.requested"},
+                      {"source-identity", kA1, "source.commit"},
+                      {"source-identity", kA1, "source.digest"}});
+}
+
+TEST_CASE("provenance: plugin-sha256 refuses a result of another plugin build") {
+  Run run;
+  run.forge(kB, [](json& j) { j["plugin_sha256"] = sha256_hex("rebuilt plugin"); });
+  check_refused(run, {{"plugin-sha256", kB, "plugin_sha256"}});
+}
+
+TEST_CASE("provenance: worker-sha256 refuses a result of another worker binary") {
+  Run run;
+  run.forge(kA2, [](json& j) { j["worker_sha256"] = sha256_hex("other worker"); });
+  check_refused(run, {{"worker-sha256", kA2, "worker_sha256"}});
+}
+
+TEST_CASE("provenance: environment names the differing leaf field") {
+  Run run;
+  std::string field;
+  SUBCASE("another host") {
+    run.forge(kB, [](json& j) { j["environment"]["hostname"] = "other-host"; });
+    field = "environment.hostname";
+  }
+  SUBCASE("another library version") {
+    run.forge(kB, [](json& j) { j["environment"]["libraries"]["kernel"] = "9.9"; });
+    field = "environment.libraries.kernel";
+  }
+  SUBCASE("a GPU the plan does not have") {
+    const json gpu = to_json(GpuInfo{0, "NVIDIA H200", "GPU-1234", "", 9, 0, 132, 0, 0});
+    run.forge(kB, [&](json& j) { j["environment"]["gpu"] = gpu; });
+    field = "environment.gpu";
+  }
+  check_refused(run, {{"environment", kB, field}});
+}
+
+TEST_CASE("provenance: samples needs at least one and one clock reading per sample") {
+  Run run;
+  SUBCASE("no samples") {
+    run.forge(kA1, [](json& j) { j["measurement"]["samples_ns"] = json::array(); });
+    check_refused(run, {{"samples", kA1, "measurement.samples_ns"}});
+  }
+  SUBCASE("clock readings that do not pair with the samples") {
+    run.forge(kA1, [](json& j) { j["measurement"]["clock"]["sample_mhz"] = {1500.0, 1500.0}; });
+    check_refused(run, {{"samples", kA1, "measurement.clock.sample_mhz"}});
+  }
+  SUBCASE("one clock reading per sample passes") {
+    run.forge(kA1, [](json& j) { j["measurement"]["clock"]["sample_mhz"] = {1500, 1490, 1510}; });
+    CHECK(problems_of(run.validate()) == "");
+  }
+}
+
+TEST_CASE("provenance: correctness refuses a result that failed its check") {
+  Run run;
+  run.forge(kB, [](json& j) { j["correctness"]["passed"] = false; });
+  check_refused(run, {{"correctness", kB, "correctness.passed"}});
+}
+
+TEST_CASE("provenance: unplanned-file refuses extra files, directories and symbolic links") {
+  Run run;
+  std::string rel;
+  SUBCASE("an extra arm") {
+    rel = "results/m32/A3.json";
+    test::write(run.file(rel), "{}\n");
+  }
+  SUBCASE("a directory of no planned shape") {
+    rel = "results/m1";
+    fs::create_directories(run.file(rel));
+  }
+  SUBCASE("a file beside the shape directories") {
+    rel = "results/notes.json";
+    fs::copy_file(run.file(kA1), run.file(rel));
+  }
+  SUBCASE("a hidden file that is no interrupted write") {
+    rel = "results/m32/.notes";
+    test::write(run.file(rel), "x");
+  }
+  SUBCASE("a planned result replaced by a symbolic link") {
+    rel = kA1;
+    fs::rename(run.file(kA1), run.file("A1.json"));
+    fs::create_symlink("../../A1.json", run.file(kA1));
+  }
+  check_refused(run, {{"unplanned-file", rel, ""}});
+}
+
+TEST_CASE("provenance: duplicate-result refuses one payload at two planned places") {
+  Run run;
+  // The invocation rule already catches a copied file, so this can only arise from a plan that
+  // lists the same arm twice.
+  run.plan.tasks.push_back(run.plan.tasks.front());
+  run.write_plan();
+  check_refused(run, {{"duplicate-result", kA1, "payload_sha256"}});
+}
+
+TEST_CASE("provenance: interrupted writes are listed as leftovers, never read") {
+  Run run;
+  const std::string tmp = "results/m32/.A1.json.tmp.99999";
+  test::write(run.file(tmp), "{ half a file");
+  Validation v = run.validate();
+  CHECK(problems_of(v) == "");
+  CHECK(v.complete());
+  CHECK(v.leftovers == std::vector<std::string>{tmp});
+}
+
+TEST_CASE("provenance: an arm without a result carries its failure record or not run") {
+  Run run;
+  for (const std::string& rel : {kA1, kB, kA2}) fs::remove(run.file(rel));
+  write_json_atomic(log_path(run.dir, run.plan.tasks[0], "failure.json"),
+                    json{{"reason", "exit code 3: wrong result"}});
+  test::write(log_path(run.dir, run.plan.tasks[1], "failure.json"), "not json");
+  Validation v = run.validate();
+  CHECK(problems_of(v) == "");
+  CHECK_FALSE(v.complete());
+  CHECK(v.outcomes[0].failure == "exit code 3: wrong result");
+  CHECK(v.outcomes[1].failure.rfind("failed (failure record unreadable: ", 0) == 0);
+  CHECK(v.outcomes[5].failure == "not run");
+  CHECK(v.stamps.size() == 3);
+}
+
+TEST_CASE("provenance: an earlier validation is reused only for files unchanged on disk") {
+  Run run;
+  Validation first = run.validate();
+  REQUIRE(first.problems.empty());
+  SUBCASE("unchanged files are not read again") {
+    // Same size and mtime: the earlier validation stands, so damage that keeps both goes unseen
+    // within this process. This is what lets resume validate each result once.
+    const auto mtime = fs::last_write_time(run.file(kB));
+    const auto size = fs::file_size(run.file(kB));
+    test::write(run.file(kB), std::string(size, ' '));
+    fs::last_write_time(run.file(kB), mtime);
+    check_refused(run, {{"result-format", kB, ""}});
+    Validation again = validate_run(run.dir, run.plan, &first);
+    CHECK(problems_of(again) == "");
+    CHECK(again.result_set_digest == first.result_set_digest);
+  }
+  SUBCASE("a file whose size changed is validated again") {
+    run.edit(kB, [](json& j) { j["measurement"]["samples_ns"][0] = 1.0; });
+    Validation again = validate_run(run.dir, run.plan, &first);
+    CHECK(problems_of(again) == names({"payload-digest", kB, "payload_sha256"}));
+  }
+}

@@ -1,0 +1,121 @@
+// One arm's result document: the JSON mapping, the payload digest the writer seals it with, what
+// result_from_json refuses (naming the field), and the fields older results may lack.
+#include <doctest/doctest.h>
+
+#include "model/result.hpp"
+#include "plan_fixture.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
+#include "system/sha256.hpp"
+#include "test_support.hpp"
+
+using namespace abh;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The candidate arm of the fixture's first shape, with one clock reading per sample (a GPU arm).
+ArmResult sample_result() {
+  const Plan p = test::fixture_plan(1);
+  ArmResult r = test::fixture_result(p, p.tasks[1]);
+  r.measurement.clock.sample_mhz = {1500, 1490, 1510};
+  r.measurement.clock.peak_mhz = 1980;
+  return r;
+}
+
+// The written file of `r`, parsed: what a reader sees.
+json written(const ArmResult& r, const test::TempDir& tmp) {
+  write_result(tmp.path() / "B.json", r);
+  return read_json_file(tmp.path() / "B.json");
+}
+
+std::string error_from(const json& j) {
+  return test::error_of([&] { result_from_json(j, "B.json"); });
+}
+
+}  // namespace
+
+TEST_CASE("result: the writer seals the payload with its digest and the reader gets it back") {
+  test::TempDir tmp;
+  json j = written(sample_result(), tmp);
+  CHECK(j["payload_sha256"] == sha256_hex(canonical(payload_json(sample_result()))));
+  CHECK(payload_digest(j) == j["payload_sha256"]);
+  ArmResult back = read_result(tmp.path() / "B.json");
+  CHECK(back.payload_sha256 == j["payload_sha256"]);
+  CHECK(payload_json(back) == payload_json(sample_result()));
+  CHECK(to_json(back) == j);
+  CHECK(back.invocation == sample_result().invocation);
+  CHECK(back.measurement.clock.sample_mhz == sample_result().measurement.clock.sample_mhz);
+}
+
+TEST_CASE("result: the payload digest ignores the recorded digest and follows every other field") {
+  test::TempDir tmp;
+  json j = written(sample_result(), tmp);
+  const std::string d = payload_digest(j);
+  j["payload_sha256"] = "anything";
+  CHECK(payload_digest(j) == d);
+  j["pid"] = 78;
+  CHECK(payload_digest(j) != d);
+}
+
+TEST_CASE("result: samples and clock readings must be positive numbers") {
+  test::TempDir tmp;
+  json j = written(sample_result(), tmp);
+  SUBCASE("a zero sample") {
+    j["measurement"]["samples_ns"][2] = 0;
+    CHECK(error_from(j) ==
+          "B.json.measurement: field 'samples_ns': every value must be a positive number");
+  }
+  SUBCASE("a string sample") {
+    j["measurement"]["samples_ns"][0] = "100";
+    CHECK(error_from(j) ==
+          "B.json.measurement: field 'samples_ns': every value must be a positive number");
+  }
+  SUBCASE("samples not an array") {
+    j["measurement"]["samples_ns"] = 100;
+    CHECK(error_from(j) == "B.json.measurement: field 'samples_ns': expected an array of numbers");
+  }
+  SUBCASE("a negative clock") {
+    j["measurement"]["clock"]["sample_mhz"][0] = -1500;
+    CHECK(error_from(j) ==
+          "B.json.measurement.clock: field 'sample_mhz': every value must be a positive number");
+  }
+  SUBCASE("a kernel name that is not a string") {
+    j["measurement"]["kernel_names"] = {1};
+    CHECK(error_from(j) ==
+          "B.json.measurement: field 'kernel_names[0]': expected a string, found 1");
+  }
+}
+
+TEST_CASE("result: missing and ill-typed fields name where they are") {
+  test::TempDir tmp;
+  json j = written(sample_result(), tmp);
+  SUBCASE("pid") {
+    j["pid"] = "4242";
+    CHECK(error_from(j) == "B.json: field 'pid': expected an integer, found string \"4242\"");
+  }
+  SUBCASE("invocation") {
+    j["invocation"].erase("arm");
+    CHECK(error_from(j) == "B.json.invocation: missing field 'arm'");
+  }
+  SUBCASE("correctness") {
+    j["correctness"]["passed"] = 1;
+    CHECK(error_from(j) ==
+          "B.json.correctness: field 'passed': expected true or false, found integer 1");
+  }
+  SUBCASE("a source identity edited without its digest") {
+    j["source"]["commit"] = std::string(40, 'd');
+    CHECK(error_from(j).rfind("B.json.source: field 'digest': does not match", 0) == 0);
+  }
+}
+
+TEST_CASE("result: results written before clocks and tactic choices were recorded still read") {
+  test::TempDir tmp;
+  json j = written(sample_result(), tmp);
+  j["measurement"].erase("clock");
+  j["measurement"].erase("tactic_choice");
+  ArmResult r = result_from_json(j, "B.json");
+  CHECK(r.measurement.clock.sample_mhz.empty());
+  CHECK(r.measurement.clock.peak_mhz == 0);
+  CHECK(r.measurement.tactic_choice.empty());
+}
