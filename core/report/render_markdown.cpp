@@ -47,10 +47,7 @@ std::string summary(const Report& r) {
   const Summary& s = r.summary;
   const std::string ci = fmt::confidence_label(r.stats.confidence);
   std::string out;
-  std::string title;
-  for (const auto& v : r.provenance.variants)
-    title += (title.empty() ? "" : " vs ") + v.name + " " + code(fmt::variant_label(v));
-  out += "### abharness: " + title + "\n\n";
+  out += "### abharness: " + fmt::variants_title(r, code) + "\n\n";
   if (s.geomean) {
     out +=
         "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" + ci + " " +

@@ -117,6 +117,13 @@ std::string variant_label(const VariantProvenance& v) {
   return label;
 }
 
+std::string variants_title(const Report& r, std::string (*decorate)(const std::string& label)) {
+  std::vector<std::string> parts;
+  for (const auto& v : r.provenance.variants)
+    parts.push_back(v.name + " " + (decorate ? decorate(variant_label(v)) : variant_label(v)));
+  return join(parts, " vs ");
+}
+
 std::vector<std::string> arm_columns(const Report& r) {
   std::vector<std::string> cols;
   for (const auto& row : r.shapes)

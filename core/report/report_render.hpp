@@ -47,6 +47,10 @@ std::string percent(double fraction, int decimals);     // 0.01 -> "1.0%"
 std::string confidence_label(double confidence);        // 0.95 -> "95% CI"
 std::string short_id(const std::string& id);            // a digest or commit id, cut to 12 chars
 std::string variant_label(const VariantProvenance& v);  // "main (1a2b3c4d5e6f)"
+// "baseline main (1a2b3c4d5e6f) vs candidate WORKTREE (...)": each variant's name and label, the
+// label passed through `decorate` when given (Markdown sets it in code).
+std::string variants_title(const Report& r,
+                           std::string (*decorate)(const std::string& label) = nullptr);
 // The arm names across all shapes, in first-seen execution order (A1, B, A2 for ABA).
 std::vector<std::string> arm_columns(const Report& r);
 const ArmStats* find_arm(const ShapeRow& row, const std::string& arm);
