@@ -3,20 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "stats/statistics.hpp"
 #include "system/error.hpp"
-#include "model/result.hpp"
 
 namespace abh::worker {
-
-double robust_noise(const std::vector<double>& v) {
-  if (v.size() < 2) return INFINITY;
-  const double med = median(v);
-  std::vector<double> dev;
-  dev.reserve(v.size());
-  for (double x : v) dev.push_back(std::fabs(x - med));
-  return 1.4826 * median(std::move(dev)) / med;
-}
-
 namespace {
 
 std::string secs(double x) {
