@@ -11,10 +11,6 @@
 #include "model/grid.hpp"
 #include "model/model_grid.hpp"
 
-#ifndef ABH_DATA_DIR
-#define ABH_DATA_DIR ""
-#endif
-
 namespace abh {
 namespace {
 
@@ -103,7 +99,7 @@ ModelConfig resolve_model(const GridOptions& o, const std::filesystem::path& dat
 }
 
 void run_grid(const GridOptions& o) {
-  const auto data = resolve_data_dir(ABH_DATA_DIR);
+  const auto data = resolve_data_dir();
   if (o.list_models) {
     list_models(data / "models");
     return;

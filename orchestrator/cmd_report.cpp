@@ -7,8 +7,7 @@
 
 namespace abh {
 
-void add_report_flags(CLI::App& c, ReportFlags& f) {
-  StatsOptions& s = f.stats;
+void add_stats_flags(CLI::App& c, StatsOptions& s) {
   c.add_option("--noise-band", s.noise_band, "relative band treated as no change")
       ->capture_default_str();
   c.add_option("--confidence", s.confidence, "confidence level of intervals")
@@ -18,12 +17,19 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
   c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
+}
+
+void add_report_flags(CLI::App& c, ReportFlags& f) {
+  add_stats_flags(c, f.stats);
   c.add_flag("--fail-on-regression", f.fail_on_regression,
              "exit 5 when a shape is slower beyond the noise band");
   c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
-  c.add_option("--color", f.color, "auto | always | never")->capture_default_str();
+  c.add_option("--color", f.color, "colour the table: auto (on a terminal, unless NO_COLOR is set)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   c.add_option("--print", f.print,
-               "format printed on stdout: terminal | markdown | json | csv | svg (json for CI)")
+               "format printed on stdout: terminal | markdown | json | csv | svg | pr (json for "
+               "CI, pr for a pull-request comment)")
       ->capture_default_str()
       ->check(CLI::IsMember(report_formats()));
 }

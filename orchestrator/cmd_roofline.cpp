@@ -11,10 +11,6 @@
 #include "system/data_dir.hpp"
 #include "system/error.hpp"
 
-#ifndef ABH_DATA_DIR
-#define ABH_DATA_DIR ""
-#endif
-
 namespace abh {
 namespace {
 
@@ -134,7 +130,7 @@ void write_roofline_json(const RooflineCliOptions& o, const GpuTable& table, con
 }
 
 void run_roofline(const RooflineCliOptions& o) {
-  const auto table_path = o.gpu_table.empty() ? resolve_data_dir(ABH_DATA_DIR) / "gpus.json"
+  const auto table_path = o.gpu_table.empty() ? resolve_data_dir() / "gpus.json"
                                               : std::filesystem::path(o.gpu_table);
   const GpuTable table = load_gpu_table(table_path);
   if (o.list_gpus) {

@@ -1,9 +1,19 @@
-// Subcommands registered by main.cpp, one function per command family.
+// Subcommands registered by main.cpp, one function per command family. The commands that run and
+// report sweeps are in run_command.hpp.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 // `abharness grid`: writes a grid file from a model preset / hyperparameters or explicit shapes.
 void add_grid_command(CLI::App& app);
 // `abharness roofline`: prints each shape's speed-of-light time on a named GPU.
 void add_roofline_command(CLI::App& app);
+
+namespace abh {
+// `abharness completion bash`: the completion script of `app`'s commands (cmd_completion.cpp).
+void add_completion_command(CLI::App& app);
+std::string bash_completion(CLI::App& app);
+// `abharness compare RUN_DIR...`: finished runs side by side (cmd_compare.cpp).
+void add_compare_command(CLI::App& app, int& exit_code);
+}  // namespace abh

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "exit_codes.hpp"
@@ -12,12 +13,14 @@
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 
-#ifndef ABH_DATA_DIR
-#define ABH_DATA_DIR ""
-#endif
-
 namespace abh {
 namespace fs = std::filesystem;
+
+bool use_color(const std::string& flag, bool tty, const char* no_color) {
+  if (flag == "always") return true;
+  // https://no-color.org: any non-empty NO_COLOR turns colour off unless it is asked for.
+  return flag == "auto" && tty && !(no_color && *no_color);
+}
 
 void print_problems(const Validation& v) {
   std::cerr << "abharness: provenance validation FAILED (" << v.problems.size()
@@ -37,22 +40,21 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   GpuTable table;
   RooflineContext sol;
   try {
-    table = load_gpu_table(resolve_data_dir(ABH_DATA_DIR) / "gpus.json");
+    table = load_gpu_table(resolve_data_dir() / "gpus.json");
     sol.table = &table;
   } catch (const Error& e) {
     sol.table_error = e.what();
   }
   Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
-  for (const char* fmt : {"md", "json", "csv", "svg"}) {
-    std::string format = std::string(fmt) == "md" ? "markdown" : fmt;
-    write_file_atomic(run_dir / (std::string("report.") + fmt), render(report, format, {}));
-  }
+  for (const auto& f : report_format_table())
+    if (f.name != "terminal")
+      write_file_atomic(run_dir / ("report." + f.extension), f.render(report, {}));
   RenderOptions term;
-  term.color = flags.color == "always" || (flags.color == "auto" && ::isatty(STDOUT_FILENO));
+  term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   // Machine-readable output goes to stdout alone (progress and messages are on stderr), so
   // `abharness run ... --print json > report.json` works in CI.
   if (!flags.quiet) std::cout << render(report, flags.print, term);
-  std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg)\n"
+  std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg .pr.md)\n"
             << "result-set digest: " << v.result_set_digest << "\n";
   if (!v.complete()) {
     int missing = 0;

@@ -17,4 +17,8 @@ int conclude(const std::filesystem::path& run_dir, const Plan& plan, const Valid
 
 void print_problems(const Validation& v);
 
+// Whether the terminal report is coloured: --color always, or auto on a terminal unless NO_COLOR
+// is set to anything non-empty (https://no-color.org).
+bool use_color(const std::string& flag, bool tty, const char* no_color);
+
 }  // namespace abh

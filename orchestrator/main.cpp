@@ -3,13 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "system/error.hpp"
+#include "build_info.hpp"
 #include "exit_codes.hpp"
-#include "run_command.hpp"
-#if __has_include("commands.hpp")
+#include "system/error.hpp"
 #include "commands.hpp"
-#define ABH_HAVE_GRID_COMMANDS 1
-#endif
+#include "run_command.hpp"
 
 int main(int argc, char** argv) {
   using namespace abh;
@@ -18,11 +16,13 @@ int main(int argc, char** argv) {
       "abharness — A/B/A benchmarks of two git revisions of a kernel, with provenance you can "
       "verify"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text(build_info()));
   app.footer(R"(Examples:
   abharness run --baseline main --candidate WORKTREE --grid shapes.json
   abharness resume runs/<id>          # run only what is missing or failed
   abharness verify runs/<id>          # re-check every result; prints the result-set digest
   abharness report runs/<id>          # re-render report.{md,json,csv,svg}
+  abharness compare runs/h100 runs/h200   # finished runs side by side (not interleaved)
   abharness doctor                    # binaries, toolchains, GPUs, clocks and throttling
   abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json
 Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete sweep, 5 regression
@@ -33,10 +33,10 @@ Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete swee
   add_verify_command(app, code);
   add_report_command(app, code);
   add_doctor_command(app, code);
-#ifdef ABH_HAVE_GRID_COMMANDS
+  add_compare_command(app, code);
+  add_completion_command(app);
   add_grid_command(app);
   add_roofline_command(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

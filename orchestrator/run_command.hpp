@@ -23,6 +23,8 @@ struct ReportFlags {
   std::string print = "terminal";  // the format printed on stdout: any report format
 };
 void add_report_flags(CLI::App& cmd, ReportFlags& f);  // cmd_report.cpp
+// --noise-band, --confidence, --resamples, --seed, --raw-clocks alone (also for `compare`).
+void add_stats_flags(CLI::App& cmd, StatsOptions& s);
 
 // The exact command line, recorded in the plan and quoted by reports.
 void set_invocation_argv(int argc, char** argv);

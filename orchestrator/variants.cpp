@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <ostream>
+#include <thread>
 
 #include "build/build.hpp"
 #include "system/error.hpp"
@@ -28,6 +32,43 @@ std::string plugin_headers_digest(const fs::path& dir) {
   for (const auto& f : files) h.field(f.filename().string()).field(sha256_file(f));
   return h.hex();
 }
+
+// A progress line every `period` while a variant builds (a first build of a CUDA plugin takes
+// minutes, silent otherwise), on the log stream, from a thread that stops when the build returns.
+class BuildTicker {
+ public:
+  BuildTicker(std::ostream& log, std::string name, std::chrono::seconds period)
+      : log_(log), name_(std::move(name)), start_(std::chrono::steady_clock::now()),
+        thread_([this, period] { tick(period); }) {}
+  ~BuildTicker() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  BuildTicker(const BuildTicker&) = delete;
+  BuildTicker& operator=(const BuildTicker&) = delete;
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  void tick(std::chrono::seconds period) {
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, period, [this] { return done_; }))
+      log_ << name_ << ": still building (" << static_cast<long>(elapsed_s()) << " s)\n"
+           << std::flush;
+  }
+  std::ostream& log_;
+  std::string name_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;  // last: started once every member it reads exists
+};
 
 }  // namespace
 
@@ -79,8 +120,19 @@ Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const f
     // The manifest is the user's to fix (or --target is): a usage error, not a crash.
     throw UsageError(req.name + " (" + req.source.requested + "): " + e.what());
   }
-  BuildOutcome built = build_variant(recipe, src, req.source, cache_root, vdir);
-  log << req.name << ": " << (built.cache_hit ? "cached build reused, nothing built" : "built")
+  log << req.name << ": building (log " << fs::relative(vdir / "build.log", run_dir).string()
+      << ")\n"
+      << std::flush;
+  BuildOutcome built;
+  double build_s = 0;
+  {
+    BuildTicker ticker(log, req.name, std::chrono::seconds(15));
+    built = build_variant(recipe, src, req.source, cache_root, vdir);
+    build_s = ticker.elapsed_s();
+  }
+  log << req.name << ": "
+      << (built.cache_hit ? "cached build reused, nothing built"
+                          : "built in " + std::to_string(static_cast<long>(build_s + 0.5)) + " s")
       << " (" << built.plugin.filename().string() << " sha256 " << built.plugin_sha256.substr(0, 12)
       << ", log " << fs::relative(built.log, run_dir).string() << ")\n";
 

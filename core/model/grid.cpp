@@ -3,6 +3,7 @@
 #include <set>
 
 #include "system/error.hpp"
+#include "system/json_schema.hpp"
 
 namespace abh {
 
@@ -49,18 +50,17 @@ json to_json(const Shape& s) {
 }
 
 Grid grid_from_json(const json& j, const std::string& where) {
-  require_object(j, where);
+  // The schema (schemas/grid.schema.json) says what a grid is; what it cannot say is checked here.
+  check_schema(j, "grid", where);
   Grid g;
-  g.schema_version = schema_version(j, where, 1, "grid");
-  auto it = j.find("shapes");
-  if (it == j.end() || !it->is_array() || it->empty())
-    throw Error(where + ": field 'shapes': expected a non-empty array of {\"id\", \"params\"}");
+  g.schema_version = j.at("schema_version").get<int>();
   std::set<std::string> seen;
-  for (size_t i = 0; i < it->size(); ++i) {
-    Shape s = shape_from_json((*it)[i], where + ": shapes[" + std::to_string(i) + "]");
+  const json& shapes = j.at("shapes");
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::string at = where + ": /shapes/" + std::to_string(i);
+    Shape s = shape_from_json(shapes[i], at);
     if (!seen.insert(s.id).second)
-      throw Error(where + ": shapes[" + std::to_string(i) + "]: duplicate shape id '" + s.id +
-                  "': give each shape a unique \"id\"");
+      throw UsageError(at + ": duplicate shape id '" + s.id + "'; fix: give each shape a unique \"id\"");
     g.shapes.push_back(std::move(s));
   }
   return g;

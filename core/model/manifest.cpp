@@ -1,9 +1,7 @@
 #include "model/manifest.hpp"
 
-#include <cmath>
-#include <set>
-
 #include "system/error.hpp"
+#include "system/json_schema.hpp"
 #include "system/text.hpp"
 
 namespace abh {
@@ -11,13 +9,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kManifestSchemaVersion = 1;
-const std::set<std::string> kRecipeKeys = {"argv", "artifact", "env", "shell", "timeout_s"};
-
+// A NUL cannot be passed to a program. Checked here, not by a schema pattern: argv items and env
+// values have no length bound, and std::regex overflows its stack on long strings.
 void check_no_nul(const std::string& s, const std::string& where, const std::string& what) {
   if (s.find('\0') != std::string::npos)
-    throw UsageError(where + ": field '" + what +
-                     "' contains a NUL character, which cannot be passed to a program");
+    throw UsageError(where + "/" + what +
+                     ": contains a NUL character, which cannot be passed to a program");
 }
 
 // Replaces each occurrence of `token` with `value`; a token the recipe uses but the harness has no
@@ -27,8 +24,8 @@ void substitute(std::string& s, const std::string& token, const std::string& val
   size_t pos = s.find(token);
   if (pos == std::string::npos) return;
   if (value.empty())
-    throw UsageError(where + ": field '" + what + "' uses " + token +
-                     ", which has no value here: " + fix);
+    throw UsageError(where + "/" + what + ": uses " + token + ", which has no value here; fix: " +
+                     fix);
   while (pos != std::string::npos) {
     s.replace(pos, token.size(), value);
     pos = s.find(token, pos + value.size());
@@ -48,31 +45,65 @@ void substitute_all(std::string& s, const SubstitutionVars& vars, const std::str
 void check_not_a_command_line(const std::string& argv0, const std::string& where) {
   static const std::string kShellChars = " \t\n|&;<>()$`\\\"'*?";
   if (argv0.find_first_of(kShellChars) == std::string::npos) return;
-  throw UsageError(where + ": field 'argv[0]': \"" + argv0 +
-                   "\" looks like a shell command line, but recipes run without a shell: split it "
-                   "into one argv item per argument, or set \"shell\": true and give the command "
-                   "line as the only argv item");
+  throw UsageError(where + "/argv/0: \"" + argv0 +
+                   "\" looks like a shell command line, but recipes run without a shell; fix: split "
+                   "it into one argv item per argument, or set \"shell\": true and give the "
+                   "command line as the only argv item");
 }
 
+// Path semantics a schema pattern cannot state: the artifact must name a file inside the
+// repository.
 void check_artifact(const std::string& artifact, const std::string& where) {
-  const std::string what = where + ": field 'artifact': \"" + artifact + "\"";
-  if (artifact.empty()) throw UsageError(what + " is empty: name the built plugin file");
-  check_no_nul(artifact, where, "artifact");
+  const std::string what = where + "/artifact: \"" + artifact + "\"";
   fs::path p(artifact);
   if (p.is_absolute())
-    throw UsageError(what + " is absolute: give the plugin's path relative to the repository root");
+    throw UsageError(what + " is absolute; fix: give the plugin's path relative to the repository "
+                            "root");
   for (const auto& part : p)
     if (part == "..")
-      throw UsageError(what + " contains '..': the artifact must be inside the repository");
+      throw UsageError(what + " contains '..'; fix: the artifact must be inside the repository");
   fs::path norm = p.lexically_normal();
   if (norm.empty() || norm == "." || !norm.has_filename() || norm.filename() == ".")
-    throw UsageError(what + " does not name a file: give the plugin library's relative path");
+    throw UsageError(what + " does not name a file; fix: give the plugin library's relative path");
 }
 
 std::vector<std::string> plugin_names(const json& plugins) {
   std::vector<std::string> names;
   for (auto it = plugins.begin(); it != plugins.end(); ++it) names.push_back(it.key());
   return names;
+}
+
+// A recipe the schema has accepted: types and required fields hold.
+BuildRecipe recipe_from_json(const json& p, const std::string& target, const std::string& where,
+                             const SubstitutionVars& vars) {
+  BuildRecipe r;
+  r.target = target;
+  r.shell = p.value("shell", false);
+  r.argv = p.at("argv").get<std::vector<std::string>>();
+  if (!r.shell) {
+    // Checked before substitution: the harness's own values may contain spaces.
+    std::string raw = r.argv[0];
+    for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
+      for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
+        raw.erase(pos, std::string(token).size());
+    check_not_a_command_line(raw, where);
+  }
+  for (size_t i = 0; i < r.argv.size(); ++i) {
+    const std::string name = "argv/" + std::to_string(i);
+    check_no_nul(r.argv[i], where, name);
+    substitute_all(r.argv[i], vars, where, name);
+  }
+  r.artifact = p.at("artifact").get<std::string>();
+  check_artifact(r.artifact, where);
+  r.artifact = fs::path(r.artifact).lexically_normal().string();
+  for (const auto& [name, value] : p.value("env", json::object()).items()) {
+    std::string v = value.get<std::string>();
+    check_no_nul(v, where, "env/" + name);
+    substitute_all(v, vars, where, "env/" + name);
+    r.env[name] = std::move(v);
+  }
+  r.timeout_s = p.value("timeout_s", r.timeout_s);
+  return r;
 }
 
 }  // namespace
@@ -93,89 +124,20 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
     throw UsageError(e.what());
   }
   const std::string fname = file.string();
-  try {
-    require_object(root, fname);
-    schema_version(root, fname, kManifestSchemaVersion, "manifest", "set it to 1");
-    const json& plugins = object_field(root, "plugins", fname);
-    auto it = plugins.find(target);
-    if (it == plugins.end()) {
-      auto names = plugin_names(plugins);
-      throw UsageError(fname + ": field 'plugins': has no target '" + target + "'; " +
-                       (names.empty() ? std::string("it declares no targets at all")
-                                      : "it declares: " + join(names, ", ")) +
-                       " (pick one of those, or add '" + target + "' to the manifest)");
-    }
-    const std::string where = fname + ": plugins." + target;
-    require_object(*it, where);
-    const json& p = *it;
-    for (auto k = p.begin(); k != p.end(); ++k)
-      if (!kRecipeKeys.count(k.key()))
-        throw UsageError(where + ": unknown field '" + k.key() +
-                         "' (a recipe has argv, artifact, env, shell, timeout_s)");
-
-    BuildRecipe r;
-    r.target = target;
-    r.shell = field_or<bool>(p, "shell", where, false);
-
-    auto argv_it = p.find("argv");
-    if (argv_it == p.end() || !argv_it->is_array() || argv_it->empty())
-      throw UsageError(where + ": field 'argv': expected a non-empty array of strings");
-    r.argv = string_array(p, "argv", where);
-    if (!r.shell) {
-      // Checked before substitution: the harness's own values may contain spaces.
-      std::string raw = r.argv[0];
-      for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
-        for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
-          raw.erase(pos, std::string(token).size());
-      check_not_a_command_line(raw, where);
-    }
-    for (size_t i = 0; i < r.argv.size(); ++i) {
-      const std::string name = "argv[" + std::to_string(i) + "]";
-      check_no_nul(r.argv[i], where, name);
-      substitute_all(r.argv[i], vars, where, name);
-    }
-    if (r.argv[0].empty())
-      throw UsageError(where + ": field 'argv[0]': the program to run is an empty string");
-    if (r.shell) {
-      if (r.argv.size() != 1)
-        throw UsageError(where +
-                         ": field 'argv': with \"shell\": true, argv must be exactly one "
-                         "string (the command line given to /bin/sh -c), found " +
-                         std::to_string(r.argv.size()) + " items: join them into one string");
-    }
-
-    r.artifact = field<std::string>(p, "artifact", where);
-    check_artifact(r.artifact, where);
-    r.artifact = fs::path(r.artifact).lexically_normal().string();
-
-    if (p.contains("env")) {
-      const json& env = object_field(p, "env", where);
-      for (auto e = env.begin(); e != env.end(); ++e) {
-        const std::string name = "env." + e.key();
-        if (e.key().empty() || e.key().find('=') != std::string::npos)
-          throw UsageError(where + ": field 'env': variable name '" + e.key() +
-                           "' is empty or contains '='");
-        check_no_nul(e.key(), where, name);
-        if (!e->is_string())
-          throw UsageError(where + ": field '" + name + "': expected a string, found " + e->dump());
-        std::string v = e->get<std::string>();
-        check_no_nul(v, where, name);
-        substitute_all(v, vars, where, name);
-        r.env[e.key()] = std::move(v);
-      }
-    }
-
-    r.timeout_s = field_or<double>(p, "timeout_s", where, r.timeout_s);
-    if (!(r.timeout_s > 0) || !std::isfinite(r.timeout_s))
-      throw UsageError(where + ": field 'timeout_s': " + p.at("timeout_s").dump() +
-                       " is not a positive number of seconds");
-    return r;
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    // field<>() and friends name the file and field already; a manifest is the user's to fix.
-    throw UsageError(e.what());
+  // The schema (schemas/manifest.schema.json) says what a manifest is; what it cannot say is
+  // checked below.
+  check_schema(root, "manifest", fname);
+  const json& plugins = root.at("plugins");
+  auto it = plugins.find(target);
+  if (it == plugins.end()) {
+    auto names = plugin_names(plugins);
+    throw UsageError(fname + ": /plugins: has no target '" + target + "'; " +
+                     (names.empty() ? std::string("it declares no targets at all")
+                                    : "it declares: " + join(names, ", ")) +
+                     "; fix: pick one of those with --target, or add '" + target +
+                     "' to the manifest");
   }
+  return recipe_from_json(*it, target, fname + ": /plugins/" + target, vars);
 }
 
 json to_json(const BuildRecipe& r) {

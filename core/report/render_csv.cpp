@@ -14,7 +14,13 @@ constexpr std::array<const char*, 13> kArmColumns = {
     "median_ns", "min_ns",       "noise",         "samples",    "tflops",      "gbps",   "tactic",
     "kernels",   "sol_fraction", "raw_median_ns", "median_mhz", "clock_slope", "failure"};
 
-std::string field(const std::string& s) {
+using fmt::csv_number;
+
+}  // namespace
+
+namespace fmt {
+
+std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
@@ -24,11 +30,17 @@ std::string field(const std::string& s) {
   return out + "\"";
 }
 
-std::string number(const std::optional<double>& v) {
-  return v ? fmt::exact(*v) : "";
+std::string csv_number(const std::optional<double>& v) {
+  return v ? exact(*v) : "";
 }
 
-}  // namespace
+std::string csv_row(const std::vector<std::string>& cells) {
+  std::vector<std::string> quoted;
+  for (const auto& c : cells) quoted.push_back(csv_field(c));
+  return join(quoted, ",") + "\r\n";
+}
+
+}  // namespace fmt
 
 std::string render_csv(const Report& r, const RenderOptions&) {
   const auto arms = fmt::arm_columns(r);
@@ -42,31 +54,25 @@ std::string render_csv(const Report& r, const RenderOptions&) {
   for (const auto& a : arms)
     for (const char* col : kArmColumns) header.push_back(a + "_" + col);
 
-  std::string out;
-  auto emit = [&](const std::vector<std::string>& cells) {
-    std::vector<std::string> quoted;
-    for (const auto& c : cells) quoted.push_back(field(c));
-    out += join(quoted, ",") + "\r\n";
-  };
-  emit(header);
+  std::string out = fmt::csv_row(header);
   for (const auto& row : r.shapes) {
     std::vector<std::string> cells = {row.shape,
                                       row.label,
                                       to_string(row.verdict),
-                                      number(row.speedup),
+                                      csv_number(row.speedup),
                                       row.ci ? fmt::exact(row.ci->lo) : "",
                                       row.ci ? fmt::exact(row.ci->hi) : "",
-                                      number(row.drift),
-                                      number(row.baseline_ns),
-                                      number(row.candidate_ns),
+                                      csv_number(row.drift),
+                                      csv_number(row.baseline_ns),
+                                      csv_number(row.candidate_ns),
                                       join(row.throttled_arms, ";"),
                                       row.failure,
-                                      number(row.sol_ns),
+                                      csv_number(row.sol_ns),
                                       row.sol_bound,
-                                      number(row.baseline_sol_fraction),
-                                      number(row.candidate_sol_fraction),
-                                      number(row.reference_mhz),
-                                      number(row.clock_gap)};
+                                      csv_number(row.baseline_sol_fraction),
+                                      csv_number(row.candidate_sol_fraction),
+                                      csv_number(row.reference_mhz),
+                                      csv_number(row.clock_gap)};
     for (const auto& name : arms) {
       const ArmStats* a = fmt::find_arm(row, name);
       if (!a || !a->ok) {
@@ -77,11 +83,11 @@ std::string render_csv(const Report& r, const RenderOptions&) {
       cells.insert(
           cells.end(),
           {fmt::exact(a->median_ns), fmt::exact(a->min_ns), fmt::exact(a->noise),
-           std::to_string(a->samples), number(a->tflops), number(a->gbps), a->tactic,
-           join(a->kernel_names, ";"), number(a->sol_fraction), fmt::exact(a->raw_median_ns),
-           number(a->median_mhz), number(a->clock_slope), ""});
+           std::to_string(a->samples), csv_number(a->tflops), csv_number(a->gbps), a->tactic,
+           join(a->kernel_names, ";"), csv_number(a->sol_fraction), fmt::exact(a->raw_median_ns),
+           csv_number(a->median_mhz), csv_number(a->clock_slope), ""});
     }
-    emit(cells);
+    out += fmt::csv_row(cells);
   }
   return out;
 }

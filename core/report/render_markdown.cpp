@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <string_view>
 
+#include "report/markdown.hpp"
 #include "report/report_render.hpp"
 #include "system/text.hpp"
 
 namespace abh {
-namespace {
 
-// Text in a table cell or a sentence, on one line: characters Markdown would interpret are
-// escaped, and '|' is escaped so that it cannot split a table cell.
+namespace markdown {
+
 std::string esc(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -21,8 +21,6 @@ std::string esc(const std::string& s) {
   return fmt::one_line(out);
 }
 
-// A code span: fenced with more backticks than the text contains in a row. '|' is escaped even
-// here, because GFM splits table cells before it parses code spans.
 std::string code(const std::string& s) {
   std::size_t run = 0, longest = 0;
   for (char c : s) {
@@ -38,6 +36,13 @@ std::string code(const std::string& s) {
   bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
+
+}  // namespace markdown
+
+namespace {
+
+using markdown::code;
+using markdown::esc;
 
 std::string opt_number(const std::optional<double>& v, int decimals) {
   return v ? fmt::fixed(*v, decimals) : "-";

@@ -6,12 +6,12 @@
 #include <cmath>
 
 #include "report/report_render.hpp"
+#include "report/svg.hpp"
 
 namespace abh {
-namespace {
 
-// Text and attribute values: on one line (fmt::one_line also replaces the control characters that
-// XML 1.0 forbids), with the five XML special characters escaped.
+namespace svg {
+
 std::string xml(const std::string& raw) {
   std::string out;
   for (char c : fmt::one_line(raw)) {
@@ -46,6 +46,60 @@ std::string truncate(const std::string& s, std::size_t n) {
   return s.size() <= n ? s : s.substr(0, n - 3) + "...";
 }
 
+namespace {
+
+// A tick step of 1, 2, 2.5 or 5 times a power of ten giving about `target` ticks over `range`.
+double nice_step(double range, int target) {
+  double raw = range / target;
+  double mag = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (raw <= m * mag) return m * mag;
+  return 10 * mag;
+}
+
+}  // namespace
+
+Scale speedup_scale(std::vector<double> v, double band, double x0, double x1) {
+  v.insert(v.end(), {1.0, 1 - band, 1 + band});
+  double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
+  double pad = std::max((hi - lo) * 0.08, 0.005);
+  return {lo - pad, hi + pad, x0, x1};
+}
+
+std::string speedup_axis(const Scale& x, double band, double top, double plot_h) {
+  std::string o;
+  o += "<rect class=\"noise-band\" x=\"" + num(x(1 - band)) + "\" y=\"" + num(top) +
+       "\" width=\"" + num(x(1 + band) - x(1 - band)) + "\" height=\"" + num(plot_h) +
+       "\" fill=\"#e8e8e8\"/>\n";
+  double step = nice_step(x.hi - x.lo, 6);
+  int decimals = 0;  // just enough to tell the ticks apart: 0.05 -> 2, 0.025 -> 3
+  while (decimals < 6 &&
+         std::abs(step * std::pow(10, decimals) - std::round(step * std::pow(10, decimals))) > 1e-9)
+    ++decimals;
+  o += "<g class=\"axis\" font-size=\"11\" text-anchor=\"middle\">";
+  for (double k = std::ceil(x.lo / step); k * step <= x.hi; ++k) {
+    const double t = k * step;  // a multiple of the step: no error accumulates over the ticks
+    o += "<line x1=\"" + num(x(t)) + "\" y1=\"" + num(top) + "\" x2=\"" + num(x(t)) + "\" y2=\"" +
+         num(top + plot_h) + "\" stroke=\"#f0f0f0\"/>";
+    o += "<text x=\"" + num(x(t)) + "\" y=\"" + num(top + plot_h + 16) + "\">" +
+         fmt::fixed(t, decimals) + "x</text>";
+  }
+  o += "</g>\n";
+  o += "<text x=\"" + num((x.x0 + x.x1) / 2) + "\" y=\"" + num(top + plot_h + 36) +
+       "\" text-anchor=\"middle\">speedup</text>\n";
+  o += "<line class=\"reference\" x1=\"" + num(x(1)) + "\" y1=\"" + num(top - 4) + "\" x2=\"" +
+       num(x(1)) + "\" y2=\"" + num(top + plot_h) + "\" stroke=\"#000000\"/>\n";
+  return o;
+}
+
+}  // namespace svg
+
+namespace {
+
+using svg::num;
+using svg::truncate;
+using svg::xml;
+
 const char* fill_of(Verdict v) {
   switch (v) {
     case Verdict::faster:
@@ -64,31 +118,14 @@ const char* fill_of(Verdict v) {
   return "#000000";
 }
 
-// A tick step of 1, 2, 2.5 or 5 times a power of ten giving about `target` ticks over `range`.
-double nice_step(double range, int target) {
-  double raw = range / target;
-  double mag = std::pow(10, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 2.5, 5.0})
-    if (raw <= m * mag) return m * mag;
-  return 10 * mag;
-}
-
-struct Scale {
-  double lo, hi, x0, x1;
-  double operator()(double v) const { return x0 + (v - lo) / (hi - lo) * (x1 - x0); }
-};
-
-Scale make_scale(const Report& r, double x0, double x1) {
-  const double band = r.stats.noise_band;
-  std::vector<double> v = {1.0, 1 - band, 1 + band};
+svg::Scale make_scale(const Report& r, double x0, double x1) {
+  std::vector<double> v;
   for (const auto& row : r.shapes) {
     if (row.speedup) v.push_back(*row.speedup);
     if (row.ci) v.insert(v.end(), {row.ci->lo, row.ci->hi});
     if (row.drift) v.push_back(*row.drift);
   }
-  double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
-  double pad = std::max((hi - lo) * 0.08, 0.005);
-  return {lo - pad, hi + pad, x0, x1};
+  return svg::speedup_scale(v, r.stats.noise_band, x0, x1);
 }
 
 }  // namespace
@@ -97,7 +134,7 @@ std::string render_svg(const Report& r, const RenderOptions&) {
   constexpr double kWidth = 960, kLabelW = 250, kValueW = 170, kTop = 64, kRowH = 24, kBottom = 44;
   const double plot_h = kRowH * static_cast<double>(std::max<std::size_t>(r.shapes.size(), 1));
   const double height = kTop + plot_h + kBottom;
-  const Scale x = make_scale(r, kLabelW, kWidth - kValueW);
+  const svg::Scale x = make_scale(r, kLabelW, kWidth - kValueW);
   const double band = r.stats.noise_band;
   std::string o;
 
@@ -131,27 +168,7 @@ std::string render_svg(const Report& r, const RenderOptions&) {
   o += "</g>\n";
 
   // Noise band, grid and axis.
-  o += "<rect class=\"noise-band\" x=\"" + num(x(1 - band)) + "\" y=\"" + num(kTop) +
-       "\" width=\"" + num(x(1 + band) - x(1 - band)) + "\" height=\"" + num(plot_h) +
-       "\" fill=\"#e8e8e8\"/>\n";
-  double step = nice_step(x.hi - x.lo, 6);
-  int decimals = 0;  // just enough to tell the ticks apart: 0.05 -> 2, 0.025 -> 3
-  while (decimals < 6 &&
-         std::abs(step * std::pow(10, decimals) - std::round(step * std::pow(10, decimals))) > 1e-9)
-    ++decimals;
-  o += "<g class=\"axis\" font-size=\"11\" text-anchor=\"middle\">";
-  for (double k = std::ceil(x.lo / step); k * step <= x.hi; ++k) {
-    const double t = k * step;  // a multiple of the step: no error accumulates over the ticks
-    o += "<line x1=\"" + num(x(t)) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(x(t)) + "\" y2=\"" +
-         num(kTop + plot_h) + "\" stroke=\"#f0f0f0\"/>";
-    o += "<text x=\"" + num(x(t)) + "\" y=\"" + num(kTop + plot_h + 16) + "\">" +
-         fmt::fixed(t, decimals) + "x</text>";
-  }
-  o += "</g>\n";
-  o += "<text x=\"" + num((x.x0 + x.x1) / 2) + "\" y=\"" + num(kTop + plot_h + 36) +
-       "\" text-anchor=\"middle\">speedup</text>\n";
-  o += "<line class=\"reference\" x1=\"" + num(x(1)) + "\" y1=\"" + num(kTop - 4) + "\" x2=\"" +
-       num(x(1)) + "\" y2=\"" + num(kTop + plot_h) + "\" stroke=\"#000000\"/>\n";
+  o += svg::speedup_axis(x, band, kTop, plot_h);
 
   // One row per shape.
   for (std::size_t i = 0; i < r.shapes.size(); ++i) {

@@ -2,41 +2,19 @@
 #include <algorithm>
 
 #include "report/report_render.hpp"
+#include "report/text_table.hpp"
 #include "system/text.hpp"
 
 namespace abh {
-namespace {
 
-const char* colour_of(Verdict v) {
-  switch (v) {
-    case Verdict::faster:
-      return "\x1b[32m";  // green
-    case Verdict::slower:
-      return "\x1b[31m";  // red
-    case Verdict::same:
-      return "";  // plain: nothing to look at
-    case Verdict::ambiguous:
-      return "\x1b[33m";  // yellow
-    case Verdict::unstable:
-      return "\x1b[35m";  // magenta
-    case Verdict::failed:
-      return "\x1b[1;31m";  // bold red
-  }
-  return "";
-}
+namespace text_table {
 
-// Display width in columns: UTF-8 continuation bytes (the "µ" of µs) take none.
 std::size_t width(const std::string& s) {
   return static_cast<std::size_t>(
       std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
-struct Cell {
-  std::string text;
-  const char* colour = "";  // applied after padding, so escapes never disturb alignment
-};
-
-std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
+std::string render(const std::vector<std::vector<Cell>>& rows, bool colour) {
   std::vector<std::size_t> w;
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -58,6 +36,34 @@ std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
     out += line + "\n";
   }
   return out;
+}
+
+}  // namespace text_table
+
+namespace {
+
+const char* colour_of(Verdict v) {
+  switch (v) {
+    case Verdict::faster:
+      return "\x1b[32m";  // green
+    case Verdict::slower:
+      return "\x1b[31m";  // red
+    case Verdict::same:
+      return "";  // plain: nothing to look at
+    case Verdict::ambiguous:
+      return "\x1b[33m";  // yellow
+    case Verdict::unstable:
+      return "\x1b[35m";  // magenta
+    case Verdict::failed:
+      return "\x1b[1;31m";  // bold red
+  }
+  return "";
+}
+
+using text_table::Cell;
+
+std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
+  return text_table::render(rows, colour);
 }
 
 }  // namespace

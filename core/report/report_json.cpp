@@ -10,6 +10,15 @@
 namespace abh {
 namespace {
 
+const json& member(const json& j, const char* key, const std::string& where) {
+  require_object(j, where);
+  auto it = j.find(key);
+  if (it == j.end()) throw Error(where + ": field '" + key + "' is missing");
+  return *it;
+}
+
+}  // namespace
+
 json opt_json(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
@@ -20,34 +29,25 @@ json opt_json(const std::optional<Interval>& v) {
   return v ? to_json(*v) : json(nullptr);
 }
 
-const json& member(const json& j, const char* key, const std::string& where) {
-  require_object(j, where);
-  auto it = j.find(key);
-  if (it == j.end()) throw Error(where + ": field '" + key + "' is missing");
-  return *it;
-}
-
 std::optional<double> opt_number(const json& j, const char* key, const std::string& where) {
   const json& v = member(j, key, where);
   if (v.is_null()) return std::nullopt;
   return field<double>(j, key, where);
 }
 
+std::optional<Interval> opt_interval(const json& j, const char* key, const std::string& where) {
+  const json& v = member(j, key, where);
+  if (v.is_null()) return std::nullopt;
+  return {{field<double>(v, "lo", where + "." + key), field<double>(v, "hi", where + "." + key)}};
+}
+
+namespace {
+
 // The optional fields added with speed of light and clock normalization: absent in older
 // report.json files, so a missing key reads as absent, like null.
 std::optional<double> new_opt_number(const json& j, const char* key, const std::string& where) {
   if (!j.contains(key)) return std::nullopt;
   return opt_number(j, key, where);
-}
-
-Interval interval_from_json(const json& j, const std::string& where) {
-  return {field<double>(j, "lo", where), field<double>(j, "hi", where)};
-}
-
-std::optional<Interval> opt_interval(const json& j, const char* key, const std::string& where) {
-  const json& v = member(j, key, where);
-  if (v.is_null()) return std::nullopt;
-  return interval_from_json(v, where + "." + key);
 }
 
 json to_json(const ArmStats& a) {
@@ -346,6 +346,8 @@ Provenance provenance_from_json(const json& j, const std::string& w) {
   return p;
 }
 
+}  // namespace
+
 json to_json(const StatsOptions& o) {
   return json{{"noise_band", o.noise_band},
               {"confidence", o.confidence},
@@ -363,8 +365,6 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
   return o;
 }
-
-}  // namespace
 
 json to_json(const Report& r) {
   json shapes = json::array();

@@ -2,6 +2,7 @@
 // be re-rendered from the file through report_from_json.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "report/report.hpp"
@@ -13,5 +14,14 @@ json to_json(const Report& r);
 // `where` names the document in error messages. Fields added after the first report schema
 // (speed of light, clocks) read as absent when missing, so older report.json files still load.
 Report report_from_json(const json& j, const std::string& where);
+
+// Pieces of the mapping that other documents built from reports reuse (report/comparison.hpp).
+// An absent value is JSON null; reading, the key must be present and null reads as absent.
+json opt_json(const std::optional<double>& v);
+json opt_json(const std::optional<Interval>& v);
+std::optional<double> opt_number(const json& j, const char* key, const std::string& where);
+std::optional<Interval> opt_interval(const json& j, const char* key, const std::string& where);
+json to_json(const StatsOptions& o);
+StatsOptions stats_options_from_json(const json& j, const std::string& where);
 
 }  // namespace abh

@@ -21,6 +21,8 @@ const std::vector<ReportFormat>& report_format_table() {
       {"json", "json", "the whole report (schemas/report.schema.json)", render_json},
       {"csv", "csv", "one row per shape (RFC 4180)", render_csv},
       {"svg", "svg", "per-shape speedup chart with intervals, noise band and drift", render_svg},
+      {"pr", "pr.md", "a pull-request comment that always fits GitHub's 65,536 characters",
+       render_pr},
   };
   return table;
 }

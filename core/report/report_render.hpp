@@ -34,6 +34,12 @@ std::string render_markdown(const Report& r, const RenderOptions& opt);
 std::string render_json(const Report& r, const RenderOptions& opt);
 std::string render_csv(const Report& r, const RenderOptions& opt);
 std::string render_svg(const Report& r, const RenderOptions& opt);
+// A pull-request comment (render_pr.cpp): never more than kPrCommentLimit characters, GitHub's
+// limit for one comment, and it starts with kPrMarker, by which a CI job finds its own comment
+// to update it (examples/ci/).
+std::string render_pr(const Report& r, const RenderOptions& opt);
+inline constexpr std::size_t kPrCommentLimit = 65536;
+inline constexpr const char* kPrMarker = "<!-- abharness:pr -->";
 
 // Formatting shared by the renderers. All of it is locale-independent (std::to_chars).
 namespace fmt {
@@ -73,6 +79,11 @@ std::string arm_clock(const ArmStats& a);
 // Text from result files (failure reasons, notes) on one line, with control characters (terminal
 // escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.
 std::string one_line(const std::string& s);
+// CSV (RFC 4180, render_csv.cpp): a field quoted when it holds a comma, a quote or a line break;
+// a number in full precision, or an empty field when absent.
+std::string csv_field(const std::string& s);
+std::string csv_number(const std::optional<double>& v);
+std::string csv_row(const std::vector<std::string>& cells);  // the quoted fields, CRLF-terminated
 }  // namespace fmt
 
 }  // namespace abh

@@ -1,6 +1,13 @@
-// Where abharness finds its data files (data/gpus.json, data/models/*.json) at run time. The same
-// binary is run from a build tree, from an install prefix and on a machine it was carried to, so
-// the location is searched, and the search is reported when it fails instead of guessing.
+// Where abharness finds its companions at run time: data/ (gpus.json, models/), the plugin ABI
+// headers (abharness/plugin.h, substituted for ${ABHARNESS_INCLUDE} in recipes) and the worker.
+// The same binary runs from its build tree, from an install prefix and from a bundle carried to
+// another machine (tools/relocatable.sh), so the place is derived from the binary's own location:
+//   - a binary inside the build tree it was built in uses the source tree's data/ and include/
+//     and the build's bin/;
+//   - any other binary uses the install layout around it (docs/install.md):
+//     <bin>/abharness-worker, <bin>/../share/abharness/data, <bin>/../include.
+// There is no fallback from one to the other: a broken install is reported, never patched over
+// with a source tree that happens to exist on this machine.
 #pragma once
 
 #include <filesystem>
@@ -8,10 +15,29 @@
 
 namespace abh {
 
-// In order: $ABH_DATA_DIR (must exist when set: a typo is an error, not a fallback to another
-// copy); <directory of the running executable>/../share/abharness/data; `compiled_fallback` (the
-// source tree's data/ for a build-tree binary; may be empty). Throws UsageError listing every
-// place it looked when none exists.
-std::filesystem::path resolve_data_dir(const std::string& compiled_fallback);
+struct Layout {
+  std::filesystem::path bin;      // holds abharness and abharness-worker
+  std::filesystem::path data;     // holds gpus.json and models/
+  std::filesystem::path include;  // holds abharness/plugin.h
+  bool build_tree = false;        // a binary of the build tree, not of an install
+};
+
+// The layout of a binary in `exe_dir`, built in `build_tree` from `source_tree` (all absolute).
+// `bin_to_share` and `bin_to_include` are the install's relative paths ("../share/abharness").
+Layout layout_for(const std::filesystem::path& exe_dir, const std::filesystem::path& build_tree,
+                  const std::filesystem::path& source_tree, const std::string& bin_to_share,
+                  const std::string& bin_to_include);
+
+// The running binary's layout (/proc/self/exe and this build's compiled-in paths).
+const Layout& current_layout();
+
+// $ABH_DATA_DIR when set (it must be a directory: a typo is an error, not a fallback to another
+// copy); else the layout's data directory, which must exist. Throws UsageError saying where it
+// looked and how to fix it.
+std::filesystem::path resolve_data_dir();
+
+// $ABHARNESS_INCLUDE_DIR when set, else the layout's include directory: the folder holding
+// abharness/plugin.h (not checked here: `abharness doctor` reports a missing header).
+std::filesystem::path resolve_include_dir();
 
 }  // namespace abh

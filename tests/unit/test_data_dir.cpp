@@ -1,6 +1,7 @@
-// Where the data files are found: $ABH_DATA_DIR when set (a typo is an error, not a fallback),
-// else the install location beside the executable, else the compiled-in source tree; a failed
-// search lists every place it looked.
+// Where abharness's files are found: $ABH_DATA_DIR when set (a typo is an error, not a fallback);
+// else, for a binary of the build tree, the source tree's data/ and include/ and the build's bin/,
+// and for any other binary (an install, a carried bundle) the install layout around it, with no
+// fallback from one to the other.
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
@@ -43,29 +44,38 @@ TEST_CASE("data_dir: ABH_DATA_DIR wins and must be a directory") {
   test::TempDir tmp;
   {
     DataDirEnv env(tmp.path().string());
-    CHECK(resolve_data_dir("/nonexistent/fallback") == tmp.path());
+    CHECK(resolve_data_dir() == tmp.path());
   }
   {
     const std::string typo = (tmp.path() / "dta").string();
     DataDirEnv env(typo);
     CHECK_THROWS_WITH_AS(
-        resolve_data_dir(tmp.path().string()),
+        resolve_data_dir(),
         doctest::Contains(("ABH_DATA_DIR=" + typo + " is not a directory").c_str()), UsageError);
   }
 }
 
-TEST_CASE("data_dir: without ABH_DATA_DIR the compiled-in directory is used, or every try listed") {
-  test::TempDir tmp;
+TEST_CASE("data_dir: a binary of the build tree uses the source tree") {
+  const Layout l = layout_for("/b/build/tests", "/b/build", "/src", "../share/abharness", "../include");
+  CHECK(l.build_tree);
+  CHECK(l.bin == "/b/build/bin");
+  CHECK(l.data == "/src/data");
+  CHECK(l.include == "/src/include");
+  // This test binary is one: it finds the source tree's data/ without ABH_DATA_DIR.
   DataDirEnv env(std::nullopt);
-  // The unit test binary has no share/abharness/data beside it.
-  const fs::path installed =
-      fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "share/abharness/data";
-  REQUIRE_FALSE(fs::exists(installed));
-  CHECK(resolve_data_dir(tmp.path().string()) == tmp.path());
-  const std::string missing = (tmp.path() / "gone").string();
-  const std::string msg = test::error_of([&] { resolve_data_dir(missing); });
-  CHECK(msg.rfind("cannot find abharness's data directory (gpus.json, models/); looked in: " +
-                      installed.string() + " " + missing,
-                  0) == 0);
-  CHECK(msg.find("Set ABH_DATA_DIR") != std::string::npos);
+  CHECK(current_layout().build_tree);
+  CHECK(resolve_data_dir() == fs::path(ABH_SOURCE_DIR) / "data");
+  CHECK(fs::exists(current_layout().include / "abharness" / "plugin.h"));
+  CHECK(fs::exists(current_layout().bin / "abharness-worker"));
+}
+
+TEST_CASE("data_dir: any other binary uses the install layout around it") {
+  for (const char* exe : {"/opt/abh/bin", "/b/build-other/bin", "/b/buildx"}) {
+    CAPTURE(exe);
+    const Layout l = layout_for(exe, "/b/build", "/src", "../share/abharness", "../include");
+    CHECK_FALSE(l.build_tree);
+    CHECK(l.bin == exe);
+    CHECK(l.data == fs::path(exe).parent_path() / "share/abharness/data");
+    CHECK(l.include == fs::path(exe).parent_path() / "include");
+  }
 }

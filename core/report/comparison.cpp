@@ -1,0 +1,198 @@
+#include "report/comparison.hpp"
+
+#include <map>
+#include <set>
+
+#include "report/report_json.hpp"
+#include "report/report_render.hpp"
+#include "system/error.hpp"
+#include "system/text.hpp"
+
+namespace abh {
+namespace {
+
+std::string machine_label(const Environment& m) {
+  std::string s = m.hostname + ": ";
+  if (m.gpu)
+    s += m.gpu->name + " " + m.gpu->uuid;
+  else
+    s += m.cpu_model;
+  if (!m.driver_version.empty()) s += ", driver " + m.driver_version;
+  return s;
+}
+
+ComparedRun compared_run(const Report& r) {
+  ComparedRun c;
+  const Provenance& p = r.provenance;
+  c.run_id = p.run_id;
+  c.created_at = p.created_at;
+  for (const auto& v : p.variants) (v.name == "baseline" ? c.baseline : c.candidate) = fmt::variant_label(v);
+  for (const auto& m : p.machine) c.machines.push_back(machine_label(m));
+  c.result_set_digest = p.result_set_digest;
+  c.shapes = static_cast<int>(r.shapes.size());
+  c.geomean = r.summary.geomean;
+  c.geomean_ci = r.summary.geomean_ci;
+  c.geomean_verdict = r.summary.geomean_verdict;
+  return c;
+}
+
+ComparedCell compared_cell(const ShapeRow& row) {
+  ComparedCell c;
+  c.present = true;
+  c.verdict = row.verdict;
+  c.failure = row.failure;
+  c.speedup = row.speedup;
+  c.ci = row.ci;
+  c.baseline_ns = row.baseline_ns;
+  c.candidate_ns = row.candidate_ns;
+  return c;
+}
+
+// What differs between the runs besides the machine and the time, said once each.
+std::vector<std::string> differences(const std::vector<ComparedRun>& runs,
+                                     const std::vector<ComparedShape>& shapes) {
+  std::vector<std::string> notes;
+  std::set<std::string> baselines, candidates;
+  for (const auto& r : runs) baselines.insert(r.baseline), candidates.insert(r.candidate);
+  if (baselines.size() > 1)
+    notes.push_back("the runs compare different baseline revisions: " +
+                    join({baselines.begin(), baselines.end()}, ", "));
+  if (candidates.size() > 1)
+    notes.push_back("the runs compare different candidate revisions: " +
+                    join({candidates.begin(), candidates.end()}, ", "));
+  int partial = 0;
+  for (const auto& s : shapes)
+    for (const auto& c : s.runs)
+      if (!c.present) {
+        ++partial;
+        break;
+      }
+  if (partial > 0)
+    notes.push_back(std::to_string(partial) + " of " + std::to_string(shapes.size()) +
+                    " shape(s) are missing from some run (shown as \"not in run\")");
+  return notes;
+}
+
+}  // namespace
+
+Comparison build_comparison(const std::vector<Report>& reports) {
+  if (reports.size() < 2) throw UsageError("a comparison needs at least two runs");
+  Comparison c;
+  c.stats = reports.front().stats;
+  std::map<std::string, std::size_t> index;  // shape id -> position in c.shapes
+  for (std::size_t run = 0; run < reports.size(); ++run) {
+    const Report& r = reports[run];
+    c.runs.push_back(compared_run(r));
+    for (const auto& row : r.shapes) {
+      auto [it, fresh] = index.emplace(row.shape, c.shapes.size());
+      if (fresh) c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(reports.size())});
+      c.shapes[it->second].runs[run] = compared_cell(row);
+    }
+  }
+  c.notes = differences(c.runs, c.shapes);
+  return c;
+}
+
+namespace {
+
+json to_json(const ComparedRun& r) {
+  return json{{"run_id", r.run_id},
+              {"created_at", r.created_at},
+              {"baseline", r.baseline},
+              {"candidate", r.candidate},
+              {"machines", r.machines},
+              {"result_set_digest", r.result_set_digest},
+              {"shapes", r.shapes},
+              {"geomean", opt_json(r.geomean)},
+              {"geomean_ci", opt_json(r.geomean_ci)},
+              {"geomean_verdict", r.geomean_verdict ? json(to_string(*r.geomean_verdict)) : json()}};
+}
+
+ComparedRun compared_run_from_json(const json& j, const std::string& w) {
+  ComparedRun r;
+  r.run_id = field<std::string>(j, "run_id", w);
+  r.created_at = field<std::string>(j, "created_at", w);
+  r.baseline = field<std::string>(j, "baseline", w);
+  r.candidate = field<std::string>(j, "candidate", w);
+  r.machines = string_array(j, "machines", w);
+  r.result_set_digest = field<std::string>(j, "result_set_digest", w);
+  r.shapes = field<int>(j, "shapes", w);
+  r.geomean = opt_number(j, "geomean", w);
+  r.geomean_ci = opt_interval(j, "geomean_ci", w);
+  if (j.contains("geomean_verdict") && !j.at("geomean_verdict").is_null())
+    r.geomean_verdict = verdict_from_string(field<std::string>(j, "geomean_verdict", w));
+  return r;
+}
+
+json to_json(const ComparedCell& c) {
+  if (!c.present) return json{{"present", false}};
+  return json{{"present", true},
+              {"verdict", to_string(c.verdict)},
+              {"failure", c.failure},
+              {"speedup", opt_json(c.speedup)},
+              {"ci", opt_json(c.ci)},
+              {"baseline_ns", opt_json(c.baseline_ns)},
+              {"candidate_ns", opt_json(c.candidate_ns)}};
+}
+
+ComparedCell compared_cell_from_json(const json& j, const std::string& w) {
+  ComparedCell c;
+  c.present = field<bool>(j, "present", w);
+  if (!c.present) return c;
+  try {
+    c.verdict = verdict_from_string(field<std::string>(j, "verdict", w));
+  } catch (const Error&) {
+    rethrow_with_context(w + ": field 'verdict'");
+  }
+  c.failure = field<std::string>(j, "failure", w);
+  c.speedup = opt_number(j, "speedup", w);
+  c.ci = opt_interval(j, "ci", w);
+  c.baseline_ns = opt_number(j, "baseline_ns", w);
+  c.candidate_ns = opt_number(j, "candidate_ns", w);
+  return c;
+}
+
+}  // namespace
+
+json to_json(const Comparison& c) {
+  json runs = json::array(), shapes = json::array();
+  for (const auto& r : c.runs) runs.push_back(to_json(r));
+  for (const auto& s : c.shapes) {
+    json cells = json::array();
+    for (const auto& cell : s.runs) cells.push_back(to_json(cell));
+    shapes.push_back(json{{"shape", s.shape}, {"label", s.label}, {"runs", cells}});
+  }
+  return json{{"schema_version", c.schema_version},
+              {"title", kCompareTitle},
+              {"stats", to_json(c.stats)},
+              {"runs", runs},
+              {"shapes", shapes},
+              {"notes", c.notes}};
+}
+
+Comparison comparison_from_json(const json& j, const std::string& where) {
+  Comparison c;
+  c.schema_version = schema_version(j, where, kCompareSchemaVersion, "comparison");
+  c.stats = stats_options_from_json(object_field(j, "stats", where), where + ".stats");
+  const json& runs = array_field(j, "runs", where);
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    c.runs.push_back(compared_run_from_json(runs[i], where + ".runs[" + std::to_string(i) + "]"));
+  const json& shapes = array_field(j, "shapes", where);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::string w = where + ".shapes[" + std::to_string(i) + "]";
+    ComparedShape s{field<std::string>(shapes[i], "shape", w),
+                    field<std::string>(shapes[i], "label", w),
+                    {}};
+    const json& cells = array_field(shapes[i], "runs", w);
+    if (cells.size() != c.runs.size())
+      throw Error(w + ": field 'runs': " + std::to_string(cells.size()) + " cells for " +
+                  std::to_string(c.runs.size()) + " runs");
+    for (std::size_t k = 0; k < cells.size(); ++k)
+      s.runs.push_back(compared_cell_from_json(cells[k], w + ".runs[" + std::to_string(k) + "]"));
+    c.shapes.push_back(std::move(s));
+  }
+  c.notes = string_array(j, "notes", where);
+  return c;
+}
+
+}  // namespace abh

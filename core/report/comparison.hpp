@@ -1,0 +1,78 @@
+// A comparison across finished runs (`abharness compare`): the per-shape speedups and absolute
+// times of several runs side by side, e.g. the same A/B on an H100 and on an H200, or last week's
+// run and today's. Each run is its own interleaved A/B/A measurement with its own intervals; the
+// runs themselves were measured on different machines or at different times, so a difference
+// between two runs' numbers is not a measured speedup and carries no interval. Every rendering
+// says so in its title. Built from each run's report (report_builder.hpp), after the run passed
+// provenance validation; its one JSON mapping is schemas/compare.schema.json.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+#include "system/json_io.hpp"
+
+namespace abh {
+
+inline constexpr int kCompareSchemaVersion = 1;
+inline constexpr const char* kCompareTitle =
+    "Comparison across runs (not interleaved: machine and time differ)";
+
+// One run, as the columns of the comparison name it.
+struct ComparedRun {
+  std::string run_id;
+  std::string created_at;
+  std::string baseline, candidate;  // "main (1a2b3c4d5e6f)"
+  std::vector<std::string> machines;  // "host: NVIDIA H200 GPU-..., driver 580.00" or the CPU
+  std::string result_set_digest;
+  int shapes = 0;  // shapes in the run
+  std::optional<double> geomean;
+  std::optional<Interval> geomean_ci;
+  std::optional<Verdict> geomean_verdict;
+  bool operator==(const ComparedRun&) const = default;
+};
+
+// One shape in one run.
+struct ComparedCell {
+  bool present = false;  // the run measured this shape; nothing below is set otherwise
+  Verdict verdict = Verdict::failed;
+  std::string failure;  // verdict failed: why
+  std::optional<double> speedup;
+  std::optional<Interval> ci;
+  std::optional<double> baseline_ns, candidate_ns;
+  bool operator==(const ComparedCell&) const = default;
+};
+
+struct ComparedShape {
+  std::string shape;
+  std::string label;
+  std::vector<ComparedCell> runs;  // one per Comparison::runs, in that order
+  bool operator==(const ComparedShape&) const = default;
+};
+
+struct Comparison {
+  int schema_version = kCompareSchemaVersion;
+  StatsOptions stats;  // the options every run's report was computed with
+  std::vector<ComparedRun> runs;
+  std::vector<ComparedShape> shapes;  // every shape of any run, matched by id, in first-seen order
+  // What differs between the runs besides the machine and the time (the revisions compared, the
+  // shapes measured): one sentence each.
+  std::vector<std::string> notes;
+  bool operator==(const Comparison&) const = default;
+};
+
+// `reports` are the runs' reports, each built from a validated run, in the order given.
+Comparison build_comparison(const std::vector<Report>& reports);
+
+json to_json(const Comparison& c);
+Comparison comparison_from_json(const json& j, const std::string& where);
+
+// Renderers, by format name: terminal, markdown, json, csv, svg (render_comparison.cpp).
+std::vector<std::string> comparison_formats();
+// `extension` of the file `abharness compare --out DIR` writes for `format`, e.g. "md".
+std::string comparison_extension(const std::string& format);
+std::string render_comparison(const Comparison& c, const std::string& format);
+
+}  // namespace abh

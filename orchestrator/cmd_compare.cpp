@@ -1,0 +1,107 @@
+// `abharness compare RUN_DIR...`: finished runs side by side (report/comparison.hpp). Each run is
+// validated against its plan first, exactly as `verify` does: a run that fails is named and
+// refused (exit 3) and nothing is compared. Then each run's report is computed from its own
+// results with the same statistics options, and the comparison printed and, with --out, written.
+#include <iostream>
+#include <set>
+
+#include "commands.hpp"
+#include "conclude.hpp"
+#include "exit_codes.hpp"
+#include "provenance/provenance.hpp"
+#include "report/comparison.hpp"
+#include "report/report_builder.hpp"
+#include "run_command.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CompareFlags {
+  std::vector<std::string> runs;
+  StatsOptions stats;
+  std::string print = "terminal";
+  std::string out;
+  bool quiet = false;
+};
+
+// The report of one run, or nothing when it fails validation (its problems are printed).
+std::optional<Report> verified_report(const fs::path& dir, const StatsOptions& stats) {
+  Plan plan = load_plan(dir);
+  Validation v = validate_run(dir, plan);
+  if (!v.problems.empty()) {
+    std::cerr << "abharness: compare: run " << dir.string() << " (" << plan.run_id
+              << ") is refused:\n";
+    print_problems(v);
+    return std::nullopt;
+  }
+  if (!v.complete())
+    std::cerr << "abharness: compare: run " << plan.run_id
+              << " is incomplete: its shapes with a failed arm are shown as failed\n";
+  return build_report(plan, v.outcomes, stats, v.result_set_digest);
+}
+
+int run_compare(const CompareFlags& f) {
+  validate(f.stats);
+  if (f.runs.size() < 2)
+    throw UsageError("compare: give at least two run directories (one run has nothing to compare)");
+  std::vector<Report> reports;
+  std::set<std::string> ids;
+  int refused = 0;
+  for (const auto& dir : f.runs) {
+    std::optional<Report> r = verified_report(dir, f.stats);
+    if (!r) {
+      ++refused;
+      continue;
+    }
+    if (!ids.insert(r->provenance.run_id).second)
+      throw UsageError("compare: run " + r->provenance.run_id +
+                       " is given twice: give each run directory once");
+    reports.push_back(std::move(*r));
+  }
+  if (refused > 0) {
+    std::cerr << "abharness: compare: " << refused
+              << " run(s) failed provenance validation; nothing is compared\n";
+    return exit_code::kProvenance;
+  }
+  const Comparison c = build_comparison(reports);
+  if (!f.out.empty())
+    for (const auto& format : comparison_formats())
+      if (format != "terminal")
+        write_file_atomic(fs::path(f.out) / ("compare." + comparison_extension(format)),
+                          render_comparison(c, format));
+  if (!f.quiet) std::cout << render_comparison(c, f.print);
+  if (!f.out.empty())
+    std::cerr << "comparison: " << (fs::path(f.out) / "compare.md").string()
+              << " (.json .csv .svg)\n";
+  return exit_code::kSuccess;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, int& exit_code) {
+  auto f = std::make_shared<CompareFlags>();
+  auto* c = app.add_subcommand(
+      "compare", "put finished runs side by side (e.g. one per GPU model, or one per week)");
+  c->add_option("runs", f->runs, "run directories (two or more)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  add_stats_flags(*c, f->stats);
+  c->add_option("--print", f->print, "format printed on stdout")
+      ->capture_default_str()
+      ->check(CLI::IsMember(comparison_formats()));
+  c->add_option("--out", f->out, "also write compare.{md,json,csv,svg} into this directory");
+  c->add_flag("-q,--quiet", f->quiet, "print nothing on stdout (with --out)");
+  c->footer(R"(Examples:
+  abharness compare runs/h100-run runs/h200-run
+  abharness compare runs/last-week runs/today --print markdown --out comparison/
+Each run is verified first: a run that fails validation is named and refused (exit 3). The runs
+are shown side by side, each with its own intervals; they were measured on different machines or
+at different times, so a difference between runs is not a measured speedup.)");
+  c->callback([f, &exit_code] { exit_code = run_compare(*f); });
+}
+
+}  // namespace abh

@@ -1,0 +1,105 @@
+// A comparison across runs: shapes matched by id (a shape missing from a run is shown as such),
+// each run's own speedup, interval and times, what differs between the runs besides machine and
+// time, one JSON mapping that round-trips and matches schemas/compare.schema.json, and renderings
+// titled as a comparison across runs.
+#include <doctest/doctest.h>
+
+#include "report/comparison.hpp"
+#include "report_fixtures.hpp"
+
+using namespace abh;
+using namespace abh::test;
+
+namespace {
+
+// Two runs: the sample report (4 shapes, one failed) and the same revisions measured "on another
+// machine" with one shape fewer and a run of its own.
+std::vector<Report> two_runs() {
+  Report a = sample_report();
+  Plan p = make_plan(3);
+  p.run_id = "20260108-000000-h200";
+  p.machine[0].gpu->name = "NVIDIA H200 NVL";
+  Report b = build_report(p, make_outcomes(p), StatsOptions{}, "sha256:" + std::string(64, 's'));
+  return {a, b};
+}
+
+}  // namespace
+
+TEST_CASE("comparison: shapes are matched by id across runs") {
+  const auto runs = two_runs();
+  Comparison c = build_comparison(runs);
+  REQUIRE(c.runs.size() == 2);
+  CHECK(c.runs[0].run_id == "20260101-000000-abcd");
+  CHECK(c.runs[1].run_id == "20260108-000000-h200");
+  CHECK(c.runs[1].machines == std::vector<std::string>{"host: NVIDIA H200 NVL GPU-1234, driver 580.00"});
+  CHECK(c.runs[0].geomean == runs[0].summary.geomean);
+  REQUIRE(c.shapes.size() == 4);
+  for (std::size_t s = 0; s < 3; ++s) {
+    CHECK(c.shapes[s].shape == runs[0].shapes[s].shape);
+    for (std::size_t r = 0; r < 2; ++r) {
+      const ComparedCell& cell = c.shapes[s].runs[r];
+      CHECK(cell.present);
+      CHECK(cell.speedup == runs[r].shapes[s].speedup);
+      CHECK(cell.ci == runs[r].shapes[s].ci);
+      CHECK(cell.baseline_ns == runs[r].shapes[s].baseline_ns);
+      CHECK(cell.candidate_ns == runs[r].shapes[s].candidate_ns);
+    }
+  }
+  CHECK(c.shapes[3].runs[0].verdict == Verdict::failed);
+  CHECK_FALSE(c.shapes[3].runs[1].present);
+  CHECK(c.notes == std::vector<std::string>{
+                       "1 of 4 shape(s) are missing from some run (shown as \"not in run\")"});
+  CHECK_THROWS_AS(build_comparison({runs[0]}), UsageError);
+}
+
+TEST_CASE("comparison: runs of different revisions are said to be so") {
+  auto runs = two_runs();
+  runs[1].provenance.variants[1].requested = "feature-x";
+  Comparison c = build_comparison(runs);
+  REQUIRE(c.notes.size() == 2);
+  CHECK(c.notes[0].rfind("the runs compare different candidate revisions: ", 0) == 0);
+}
+
+TEST_CASE("comparison: the JSON mapping round-trips and matches its schema") {
+  Comparison c = build_comparison(two_runs());
+  json j = to_json(c);
+  CHECK(comparison_from_json(j, "compare.json") == c);
+  json schema =
+      read_json_file(std::filesystem::path(ABH_SOURCE_DIR) / "schemas/compare.schema.json");
+  std::vector<std::string> errors;
+  validate_schema(j, schema, schema, "compare", errors);
+  CHECK(errors.empty());
+  CHECK(j["title"] == kCompareTitle);
+  json bad = j;
+  bad["shapes"][0]["runs"].erase(1);
+  CHECK_THROWS_WITH_AS(comparison_from_json(bad, "c.json"),
+                       doctest::Contains("1 cells for 2 runs"), Error);
+}
+
+TEST_CASE("comparison: every rendering says it compares runs, not an interleaved measurement") {
+  Comparison c = build_comparison(two_runs());
+  CHECK(comparison_formats() == std::vector<std::string>{"terminal", "markdown", "json", "csv", "svg"});
+  for (const auto& f : comparison_formats()) {
+    CAPTURE(f);
+    const std::string out = render_comparison(c, f);
+    CHECK(out.find("not interleaved: machine and time differ") != std::string::npos);
+    CHECK(out.find("m128_n4096_k4096") != std::string::npos);
+  }
+  CHECK_THROWS_AS(render_comparison(c, "pr"), UsageError);
+
+  const std::string md = render_comparison(c, "markdown");
+  CHECK(md.find("not in run") != std::string::npos);
+  CHECK(md.find("| [1] 20260101-000000-abcd | [2] 20260108-000000-h200 |") != std::string::npos);
+
+  auto rows = parse_csv(render_comparison(c, "csv"));
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].size() == 2 + 2 * 7);
+  CHECK(rows[0][2] == "20260101-000000-abcd_present");
+  CHECK(rows[4][2 + 7] == "false");  // the failed shape is not in run 2
+  CHECK(std::stod(rows[1][4]) == *c.shapes[0].runs[0].speedup);
+
+  const std::string svg = render_comparison(c, "svg");
+  CHECK(check_xml(svg).front() == "svg");
+  CHECK(count(svg, "class=\"bar\"") == 6);  // 3 compared shapes in each run
+  CHECK(count(svg, "class=\"run\"") == 8);
+}

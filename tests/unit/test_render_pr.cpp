@@ -1,0 +1,170 @@
+// The "pr" rendering: always within GitHub's 65,536 characters per comment, from 1 to 5,000
+// shapes, with short and with the longest allowed shape ids and with hostile free text; the
+// headline first (geomean with interval, regressions worst first, then improvements, then the
+// shapes that decide the exit code), the full table folded and truncated with a count, provenance
+// and the result-set digest with the command that re-verifies it.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "report_fixtures.hpp"
+
+using namespace abh;
+using namespace abh::test;
+
+namespace {
+
+std::size_t count_of(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + what.size())) ++n;
+  return n;
+}
+
+// Every byte sequence is well-formed UTF-8: cutting text never splits a character.
+bool valid_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+// A report as the builder would make it, without measuring: `n` shapes cycling through every
+// verdict, ids of `id_len` characters, and (when `hostile`) kilobytes of Markdown specials and
+// multi-byte characters in every free-text field.
+Report synthetic_report(int n, std::size_t id_len, bool hostile) {
+  const std::string junk = hostile ? std::string(3000, '|') + std::string(600, '`') +
+                                         "\xc2\xb5\xe2\x86\x92<details>**_[x](y)_**"
+                                   : "";
+  Report r;
+  r.schema_version = kReportSchemaVersion;
+  for (int i = 0; i < n; ++i) {
+    ShapeRow row;
+    std::string id = "s" + std::to_string(i) + "_";
+    row.shape = id + std::string(id_len > id.size() ? id_len - id.size() : 0, 'x');
+    row.label = junk;
+    const int kind = i % 6;
+    row.verdict = kind == 0 ? Verdict::slower
+                  : kind == 1 ? Verdict::faster
+                  : kind == 2 ? Verdict::same
+                  : kind == 3 ? Verdict::ambiguous
+                  : kind == 4 ? Verdict::unstable
+                              : Verdict::failed;
+    if (row.verdict == Verdict::failed) {
+      row.failure = "A2: exit code 3: " + junk + std::string(5000, 'e');
+    } else {
+      const double s = kind == 0 ? 0.9 - 1e-5 * i : kind == 1 ? 1.1 + 1e-5 * i : 1.0;
+      row.speedup = s;
+      row.ci = Interval{s - 0.01, s + 0.01};
+      row.baseline_ns = 123456.0 + i;
+      row.candidate_ns = row.baseline_ns.value() / s;
+      row.drift = 1.001;
+    }
+    r.shapes.push_back(row);
+    r.summary.verdicts[to_string(row.verdict)]++;
+  }
+  r.summary.shapes_total = n;
+  r.summary.regressed = r.summary.verdicts["slower"];
+  r.summary.improved = r.summary.verdicts["faster"];
+  r.summary.shapes_failed = r.summary.verdicts["failed"];
+  r.summary.shapes_compared = n - r.summary.shapes_failed;
+  if (r.summary.shapes_compared > 0) {
+    r.summary.geomean = 1.02;
+    r.summary.geomean_ci = Interval{1.01, 1.03};
+    r.summary.geomean_verdict = Verdict::faster;
+  }
+  Provenance& p = r.provenance;
+  p.run_id = "20260101-000000-abcdef";
+  p.harness_version = "0.1.0";
+  p.repo = "/work/" + junk;
+  p.plugin_target = "cuda" + junk;
+  p.command = std::vector<std::string>(200, "--flag" + junk);
+  p.result_set_digest = "sha256:" + std::string(64, 'f');
+  for (const char* name : {"baseline", "candidate"})
+    p.variants.push_back({name, "branch" + junk, "commit", std::string(40, 'a'),
+                          std::string(64, 'd'), "", "", std::string(64, 'p'), "g++"});
+  for (int g = 0; g < 16; ++g) {
+    Environment e;
+    e.hostname = "host" + junk;
+    e.gpu = GpuInfo{g, "NVIDIA H200" + junk, "GPU-" + std::to_string(g)};
+    p.machine.push_back(e);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("pr: the comment fits GitHub's limit from 1 to 5000 shapes") {
+  for (int n : {1, 2, 7, 60, 400, 1000, 5000})
+    for (std::size_t id_len : {std::size_t(8), std::size_t(100)})
+      for (bool hostile : {false, true}) {
+        CAPTURE(n);
+        CAPTURE(id_len);
+        CAPTURE(hostile);
+        const std::string pr = render(synthetic_report(n, id_len, hostile), "pr", {});
+        CHECK(pr.size() <= kPrCommentLimit);
+        CHECK(pr.rfind(kPrMarker, 0) == 0);
+        CHECK(valid_utf8(pr));
+        CHECK(pr.find("**Geomean speedup 1.0200x** (95% CI [1.0100, 1.0300], faster)") !=
+              std::string::npos);
+        CHECK(pr.find("Result-set digest `sha256:" + std::string(64, 'f') + "`") !=
+              std::string::npos);
+        CHECK(pr.find("`abharness verify runs/20260101-000000-abcdef`") != std::string::npos);
+        CHECK(count_of(pr, "<details>") == count_of(pr, "</details>"));
+        const std::size_t rows = count_of(pr, "| `s");  // table and list rows name shapes so
+        if (pr.find("_Showing ") != std::string::npos) {
+          // Truncated: the table used the room (well over half of the limit) and counts the rest.
+          CHECK(pr.size() > kPrCommentLimit * 3 / 4);
+          CHECK(pr.find(" of " + std::to_string(n) + " shapes: ") != std::string::npos);
+        } else {
+          CHECK(rows >= static_cast<std::size_t>(n));  // every shape has its table row
+        }
+      }
+}
+
+TEST_CASE("pr: regressions come first, worst first, then improvements, then the exit code") {
+  const std::string pr = render(synthetic_report(60, 12, false), "pr", {});
+  const auto regressions = pr.find("**Regressions** (10)");
+  const auto improvements = pr.find("**Improvements** (10)");
+  const auto decide = pr.find("**Shapes that decide the exit code**");
+  const auto table = pr.find("<details><summary>All 60 shapes</summary>");
+  const auto provenance = pr.find("<details><summary>Provenance</summary>");
+  REQUIRE(regressions != std::string::npos);
+  REQUIRE(improvements != std::string::npos);
+  REQUIRE(decide != std::string::npos);
+  CHECK(regressions < improvements);
+  CHECK(improvements < decide);
+  CHECK(decide < table);
+  CHECK(table < provenance);
+  // The worst regression (shape 54: 0.9 - 54e-5) is listed first.
+  CHECK(pr.find("`s54_xxxxxxxx`", regressions) < pr.find("`s0_xxxxxxxxx`", regressions));
+  CHECK(pr.find("10 shape(s) with a failed arm") != std::string::npos);
+  CHECK(pr.find("10 regression(s), listed above: exit 5 under `--fail-on-regression`") !=
+        std::string::npos);
+  CHECK(pr.find("_Showing") == std::string::npos);  // 60 shapes fit
+}
+
+TEST_CASE("pr: long lists are cut to ten names with a count") {
+  const std::string pr = render(synthetic_report(600, 12, false), "pr", {});
+  CHECK(pr.find("**Regressions** (100)") != std::string::npos);
+  CHECK(pr.find("_... and 90 more: see the full table below._") != std::string::npos);
+  CHECK(pr.find("  - ... and 90 more") != std::string::npos);  // failed shapes
+}
+
+TEST_CASE("pr: a real report shows every shape, its failure and no exit-code noise when clean") {
+  Report r = sample_report();
+  const std::string pr = render(r, "pr", {});
+  for (const auto& row : r.shapes) CHECK(pr.find("`" + row.shape + "`") != std::string::npos);
+  CHECK(pr.find("worker crashed") != std::string::npos);
+  CHECK(pr.find("_Showing") == std::string::npos);
+
+  Report clean = synthetic_report(3, 8, false);
+  for (auto& row : clean.shapes) row.verdict = Verdict::same;
+  clean.summary.regressed = 0;
+  clean.summary.shapes_failed = 0;
+  CHECK(render(clean, "pr", {}).find("decide the exit code") == std::string::npos);
+}
