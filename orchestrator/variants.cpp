@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "build/build.hpp"
-#include "system/error.hpp"
 #include "git/materialize.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
+#include "system/error.hpp"
 #include "system/process.hpp"
 #include "system/sha256.hpp"
 
@@ -38,7 +38,9 @@ std::string plugin_headers_digest(const fs::path& dir) {
 class BuildTicker {
  public:
   BuildTicker(std::ostream& log, std::string name, std::chrono::seconds period)
-      : log_(log), name_(std::move(name)), start_(std::chrono::steady_clock::now()),
+      : log_(log),
+        name_(std::move(name)),
+        start_(std::chrono::steady_clock::now()),
         thread_([this, period] { tick(period); }) {}
   ~BuildTicker() {
     {

@@ -24,8 +24,8 @@ void substitute(std::string& s, const std::string& token, const std::string& val
   size_t pos = s.find(token);
   if (pos == std::string::npos) return;
   if (value.empty())
-    throw UsageError(where + "/" + what + ": uses " + token + ", which has no value here; fix: " +
-                     fix);
+    throw UsageError(where + "/" + what + ": uses " + token +
+                     ", which has no value here; fix: " + fix);
   while (pos != std::string::npos) {
     s.replace(pos, token.size(), value);
     pos = s.find(token, pos + value.size());
@@ -45,10 +45,11 @@ void substitute_all(std::string& s, const SubstitutionVars& vars, const std::str
 void check_not_a_command_line(const std::string& argv0, const std::string& where) {
   static const std::string kShellChars = " \t\n|&;<>()$`\\\"'*?";
   if (argv0.find_first_of(kShellChars) == std::string::npos) return;
-  throw UsageError(where + "/argv/0: \"" + argv0 +
-                   "\" looks like a shell command line, but recipes run without a shell; fix: split "
-                   "it into one argv item per argument, or set \"shell\": true and give the "
-                   "command line as the only argv item");
+  throw UsageError(
+      where + "/argv/0: \"" + argv0 +
+      "\" looks like a shell command line, but recipes run without a shell; fix: split "
+      "it into one argv item per argument, or set \"shell\": true and give the "
+      "command line as the only argv item");
 }
 
 // Path semantics a schema pattern cannot state: the artifact must name a file inside the
@@ -57,8 +58,9 @@ void check_artifact(const std::string& artifact, const std::string& where) {
   const std::string what = where + "/artifact: \"" + artifact + "\"";
   fs::path p(artifact);
   if (p.is_absolute())
-    throw UsageError(what + " is absolute; fix: give the plugin's path relative to the repository "
-                            "root");
+    throw UsageError(what +
+                     " is absolute; fix: give the plugin's path relative to the repository "
+                     "root");
   for (const auto& part : p)
     if (part == "..")
       throw UsageError(what + " contains '..'; fix: the artifact must be inside the repository");
@@ -96,7 +98,8 @@ BuildRecipe recipe_from_json(const json& p, const std::string& target, const std
   r.artifact = p.at("artifact").get<std::string>();
   check_artifact(r.artifact, where);
   r.artifact = fs::path(r.artifact).lexically_normal().string();
-  for (const auto& [name, value] : p.value("env", json::object()).items()) {
+  const json env = p.value("env", json::object());  // named: items() of a temporary dangles
+  for (const auto& [name, value] : env.items()) {
     std::string v = value.get<std::string>();
     check_no_nul(v, where, "env/" + name);
     substitute_all(v, vars, where, "env/" + name);

@@ -156,8 +156,8 @@ std::string provenance(const Report& r) {
   out += "- Run " + code(clip(p.run_id, 100)) + ", created " + esc(clip(p.created_at, 40)) +
          ", abharness " + esc(clip(p.harness_version, 40)) + "\n";
   out += "- Command: " + code(clip(join(p.command, " "), 400)) + "\n";
-  out += "- Repository " + code(clip(p.repo)) + ", plugin target " + code(clip(p.plugin_target, 60)) +
-         "\n";
+  out += "- Repository " + code(clip(p.repo)) + ", plugin target " +
+         code(clip(p.plugin_target, 60)) + "\n";
   for (const auto& v : p.variants)
     out += "- " + esc(clip(v.name, 20)) + ": " + code(clip(v.requested, 80)) + " = " +
            esc(clip(v.kind, 20)) + " " + code(clip(v.commit, 64)) + ", source digest " +
@@ -178,7 +178,7 @@ std::string provenance(const Report& r) {
          fmt::confidence_label(r.stats.confidence) + " from " + std::to_string(r.stats.resamples) +
          " bootstrap resamples, seed " + std::to_string(r.stats.seed) + "\n";
   out += "\n</details>\n\n";
-  out += "Result-set digest " + code(clip(p.result_set_digest, 64)) +
+  out += "Result-set digest " + code(clip(p.result_set_digest, 80)) +
          "; to re-check every result against the plan: " +
          code("abharness verify runs/" + clip(p.run_id, 100)) + "\n";
   return out;
@@ -189,7 +189,8 @@ std::string provenance(const Report& r) {
 std::string render_pr(const Report& r, const RenderOptions&) {
   const std::string head = headline(r), tail = provenance(r);
   const std::size_t fixed = head.size() + tail.size();
-  std::string out = head + full_table(r, fixed < kPrCommentLimit ? kPrCommentLimit - fixed : 0) + tail;
+  std::string out =
+      head + full_table(r, fixed < kPrCommentLimit ? kPrCommentLimit - fixed : 0) + tail;
   // Unreachable by construction (the head and tail are bounded well below the limit); if it ever
   // were reached, the comment is cut and says so rather than being refused by GitHub.
   if (out.size() > kPrCommentLimit) {

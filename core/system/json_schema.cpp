@@ -146,11 +146,14 @@ struct Classified {
 // valijson's messages, by their fixed wording (valijson 1.0, Debian 12).
 Classified classify(const std::string& d) {
   auto starts = [&](const char* p) { return d.rfind(p, 0) == 0; };
+  // The last '...' of the message ("Missing required property 'params'.").
   auto quoted = [&] {
-    auto b = d.rfind('\'', d.size() - 3), a = d.rfind('\'', b - 1);
-    return d.substr(a + 1, b - a - 1);
+    const auto b = d.rfind('\'');
+    const auto a = b == std::string::npos || b == 0 ? std::string::npos : d.rfind('\'', b - 1);
+    return a == std::string::npos ? std::string() : d.substr(a + 1, b - a - 1);
   };
-  if (starts("Failed to validate item #") || starts("Failed to validate against schema associated") ||
+  if (starts("Failed to validate item #") ||
+      starts("Failed to validate against schema associated") ||
       starts("Failed to validate against child schema") ||
       starts("Failed to validate against a conditional schema") ||
       starts("Failed to validate against additional properties schema") ||
@@ -183,8 +186,8 @@ std::string shown(const json* v) {
 
 std::string type_words(const json& type) {
   static const std::map<std::string, std::string> words = {
-      {"string", "a string"},   {"integer", "an integer"}, {"number", "a number"},
-      {"object", "an object"},  {"array", "an array"},     {"boolean", "true or false"},
+      {"string", "a string"},  {"integer", "an integer"}, {"number", "a number"},
+      {"object", "an object"}, {"array", "an array"},     {"boolean", "true or false"},
       {"null", "null"}};
   std::vector<std::string> out;
   for (const auto& t : type.is_array() ? type : json::array({type}))
@@ -206,7 +209,9 @@ const json* node_with(const std::vector<const json*>& nodes, const char* keyword
 
 std::string problem_of(const Classified& c, const json* node, const json* v,
                        const std::string& raw) {
-  const auto kw = [&](const char* k) { return node && node->contains(k) ? node->at(k).dump() : "?"; };
+  const auto kw = [&](const char* k) {
+    return node && node->contains(k) ? node->at(k).dump() : "?";
+  };
   switch (c.kind) {
     case Kind::type:
       return "expected " + (node && node->contains("type") ? type_words(node->at("type")) : "?") +
@@ -232,9 +237,9 @@ std::string problem_of(const Classified& c, const json* node, const json* v,
       return "has " + std::to_string(v ? v->size() : 0) + " items, expected at most " +
              kw("maxItems");
     case Kind::min_length:
-      return v && v->is_string() && v->get<std::string>().empty() ? "is empty"
-                                                                  : "is shorter than " +
-                                                                        kw("minLength");
+      return v && v->is_string() && v->get<std::string>().empty()
+                 ? "is empty"
+                 : "is shorter than " + kw("minLength");
     case Kind::wrapper:
     case Kind::other:
       break;
@@ -305,14 +310,40 @@ std::vector<SchemaViolation> schema_violations(const json& doc, std::string_view
   valijson::adapters::NlohmannJsonAdapter target(doc);
   if (validator.validate(s.schema, target, &results)) return {};
   std::vector<SchemaViolation> out;
+  std::vector<Path> explained;  // where each violation is
+  std::vector<Path> wrappers;   // where a wrapper says validation failed below it
   for (const auto& e : results) {
     const Classified c = classify(e.description);
-    if (c.kind == Kind::wrapper) continue;
     Path path;
     for (std::size_t i = 1; i < e.context.size(); ++i)  // [0] is "<root>"
       path.push_back(e.context[i].substr(1, e.context[i].size() - 2));
+    if (c.kind == Kind::wrapper) {
+      const std::string prefix = "Failed to validate against schema associated with property";
+      if (e.description.rfind(prefix, 0) == 0) {
+        const auto b = e.description.rfind('\''), a = e.description.rfind('\'', b - 1);
+        path.push_back(e.description.substr(a + 1, b - a - 1));
+      }
+      wrappers.push_back(std::move(path));
+      continue;
+    }
     SchemaViolation v = explain(s.doc, doc, path, c, e.description);
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+    if (std::find(out.begin(), out.end(), v) == out.end()) {
+      out.push_back(std::move(v));
+      explained.push_back(std::move(path));
+    }
+  }
+  // valijson 1.0 reports no error of its own for a failed "propertyNames" (it checks the names
+  // without a results sink): only the wrappers around it say where. A failure below a wrapper
+  // that nothing explained is reported there, so an invalid document never passes silently.
+  std::stable_sort(wrappers.begin(), wrappers.end(),
+                   [](const Path& x, const Path& y) { return x.size() > y.size(); });
+  for (const auto& w : wrappers) {
+    const bool covered = std::any_of(explained.begin(), explained.end(), [&](const Path& p) {
+      return p.size() >= w.size() && std::equal(w.begin(), w.end(), p.begin());
+    });
+    if (covered) continue;
+    out.push_back(explain(s.doc, doc, w, {Kind::pattern, "propertyNames", ""}, "is not allowed"));
+    explained.push_back(w);
   }
   return out;
 }

@@ -56,19 +56,30 @@ TEST_CASE("grid: malformed grids name the file, the entry and the fix") {
   const json shape = {{"id", "a"}, {"params", {{"m", 1}}}};
   CHECK(error_of([&] {
           grid_from_json({{"schema_version", 2}, {"shapes", {shape}}}, "g.json");
-        }) == "g.json: field 'schema_version': found 2, this abharness reads grid schema 1");
+        }) ==
+        "g.json: /schema_version: found integer 2, expected 1; fix: set \"schema_version\": 1 (the "
+        "grid format this abharness reads)");
   CHECK(error_of([] {
           grid_from_json({{"schema_version", 1}, {"shapes", json::array()}}, "g.json");
-        }) == "g.json: field 'shapes': expected a non-empty array of {\"id\", \"params\"}");
+        }) ==
+        "g.json: /shapes: has 0 item(s), expected at least 1; fix: give \"shapes\" as a non-empty "
+        "array of {\"id\", \"params\"} objects");
   CHECK(error_of([&] {
           grid_from_json({{"schema_version", 1}, {"shapes", {shape, shape}}}, "g.json");
-        }) == "g.json: shapes[1]: duplicate shape id 'a': give each shape a unique \"id\"");
+        }) == "g.json: /shapes/1: duplicate shape id 'a'; fix: give each shape a unique \"id\"");
   const json escaping = {{"id", "../evil"}, {"params", {{"m", 1}}}};
-  CHECK(error_of([&] {
-          grid_from_json({{"schema_version", 1}, {"shapes", {escaping}}}, "g.json");
-        }).rfind("g.json: shapes[0]: shape id '../evil' starts with a dot", 0) == 0);
+  CHECK(
+      error_of([&] {
+        grid_from_json({{"schema_version", 1}, {"shapes", {escaping}}}, "g.json");
+      })
+          .rfind("g.json: /shapes/0/id: string \"../evil\" is not allowed; fix: give the shape id "
+                 "1-100 characters of [A-Za-z0-9._-], not starting with '.'",
+                 0) == 0);
   const json no_params = {{"id", "a"}};
-  CHECK(error_of([&] {
-          grid_from_json({{"schema_version", 1}, {"shapes", {no_params}}}, "g.json");
-        }) == "g.json: shapes[0]: missing field 'params'");
+  CHECK(
+      error_of([&] {
+        grid_from_json({{"schema_version", 1}, {"shapes", {no_params}}}, "g.json");
+      }) ==
+      "g.json: /shapes/0/params: missing; fix: give \"params\" as an object: the plugin's problem "
+      "parameters, e.g. {\"m\": 128, \"n\": 4096, \"k\": 4096}");
 }

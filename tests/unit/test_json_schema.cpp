@@ -69,7 +69,8 @@ TEST_CASE("json_schema: the compiled-in schemas are the files of schemas/") {
   for (const char* n : {"compare", "grid", "manifest", "plan", "report", "result"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
   for (const auto& n : names)
-    CHECK(std::string(embedded_schema(n)) == test::slurp(kSource / "schemas" / (n + ".schema.json")));
+    CHECK(std::string(embedded_schema(n)) ==
+          test::slurp(kSource / "schemas" / (n + ".schema.json")));
   CHECK(test::error_of([] { embedded_schema("nope"); }).find("no compiled-in schema 'nope'") == 0);
 }
 
@@ -96,8 +97,12 @@ TEST_CASE("json_schema: every example and test input validates") {
     { "params": { "m": 1, "n": 2, "k": 3 } } ],
     "generated_by": { "model": "llama-3.1-8b" }, "description": "free text" })");
   CHECK(schema_violations(small, "grid").empty());
-  const json kinded = manifest_with({{"kind", "build"}, {"argv", {"make"}}, {"artifact", "a.so"},
-                                     {"env", {{"CC", "gcc"}}}, {"shell", false}, {"timeout_s", 5}});
+  const json kinded = manifest_with({{"kind", "build"},
+                                     {"argv", {"make"}},
+                                     {"artifact", "a.so"},
+                                     {"env", {{"CC", "gcc"}}},
+                                     {"shell", false},
+                                     {"timeout_s", 5}});
   CHECK(schema_violations(kinded, "manifest").empty());
 }
 
@@ -113,9 +118,10 @@ TEST_CASE("json_schema: a broken grid names the file, the pointer and the fix") 
   CHECK(message(grid_with({{"id", "a"}, {"lable", "x"}, {"params", ok_params}}), "grid") ==
         "f.json: /shapes/0/lable: unknown field; fix: remove it or fix its name: the fields here "
         "are id, label, params");
-  CHECK(message(grid_with({{"id", "a"}}), "grid") ==
-        "f.json: /shapes/0/params: missing; fix: give \"params\" as an object: the plugin's problem "
-        "parameters, e.g. {\"m\": 128, \"n\": 4096, \"k\": 4096}");
+  CHECK(
+      message(grid_with({{"id", "a"}}), "grid") ==
+      "f.json: /shapes/0/params: missing; fix: give \"params\" as an object: the plugin's problem "
+      "parameters, e.g. {\"m\": 128, \"n\": 4096, \"k\": 4096}");
   CHECK(message(json{{"schema_version", 2}, {"shapes", json::array()}}, "grid") ==
         "f.json: /schema_version: found integer 2, expected 1; fix: set \"schema_version\": 1 (the "
         "grid format this abharness reads)\n"
@@ -170,7 +176,9 @@ TEST_CASE("json_schema: a broken manifest names the file, the pointer and the fi
 }
 
 TEST_CASE("json_schema: patterns are bounded, so hostile strings are refused without a crash") {
-  for (const auto& n : embedded_schema_names()) {
+  // The schemas of the files users write, validated at run time (plan, result and report are
+  // written by abharness and validated by tests and tools, not by std::regex).
+  for (const std::string n : {"grid", "manifest"}) {
     std::vector<std::string> patterns;
     collect_patterns(json::parse(embedded_schema(n)), patterns);
     for (const auto& p : patterns) {
@@ -182,7 +190,8 @@ TEST_CASE("json_schema: patterns are bounded, so hostile strings are refused wit
   CHECK(unbounded("^[^=]+$"));  // the checker itself sees an unbounded repetition
   CHECK_FALSE(unbounded("^[a+*]{1,5}$"));
   const std::string huge(300000, 'a');
-  CHECK(schema_violations(grid_with({{"id", huge}, {"params", json::object()}}), "grid").size() == 1);
+  CHECK(schema_violations(grid_with({{"id", huge}, {"params", json::object()}}), "grid").size() ==
+        1);
   json env = manifest_with({{"argv", {"make"}}, {"artifact", huge}, {"env", {{huge, "x"}}}});
   CHECK(schema_violations(env, "manifest").size() == 2);
 }
