@@ -3,7 +3,8 @@
 # not a Debian package); without it the CPU parts still build and the GPU parts are skipped.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git python3 libgit2-dev libssl-dev nlohmann-json3-dev
-      libcli11-dev libboost-dev libboost-filesystem-dev doctest-dev python3-jsonschema)
+      libcli11-dev libboost-dev libboost-filesystem-dev doctest-dev python3-jsonschema
+      libvalijson-dev python3-yaml bsdutils)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

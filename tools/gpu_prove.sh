@@ -28,7 +28,7 @@ if cmake -S . -B "$BUILD" -DABH_WITH_GIT=OFF -DBUILD_TESTING=OFF >"$OUT/cmake.lo
   note "build: built here in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 else
   tail -30 "$OUT/cmake.log"
-  BIN=.carry/bundle/bin PLUG=.carry/bundle/plugins
+  BIN=.carry/bundle/bin PLUG=.carry/bundle/lib/abharness
   note "build: FAILED here (cmake.log), using the carried bundle"
 fi
 W=$BIN/abharness-worker

@@ -1,0 +1,35 @@
+# tools/relocatable.sh makes a bundle that holds what an installed tree holds; moved to another
+# directory (as when carried to another machine) and run with no ABH_DATA_DIR and no
+# ABHARNESS_INCLUDE_DIR, its abharness finds its GPU table (roofline answers for an H200, where a
+# missing table would say "speed of light not available"), its plugin headers (a recipe's
+# ${ABHARNESS_INCLUDE} is the bundle's include/) and its worker, and runs a real sweep.
+source "$ABH_TESTLIB"
+build=$(dirname "$ABH_BIN")
+bash "$ABH_SOURCE_DIR/tools/relocatable.sh" "$build" made >bundle.log 2>&1 || { cat bundle.log >&2; fail "relocatable.sh"; }
+for f in bin/abharness bin/abharness-worker include/abharness/plugin.h lib/abharness/libabh_cpu_gemm.so \
+         share/abharness/data/gpus.json share/abharness/schemas/grid.schema.json; do
+  [ -e "made/$f" ] || fail "the bundle lacks $f"
+done
+mkdir elsewhere && mv made elsewhere/bundle
+B=$T/elsewhere/bundle
+unset ABH_DATA_DIR ABHARNESS_INCLUDE_DIR
+small_grid
+"$B/bin/abharness" roofline --gpu "NVIDIA H200" --grid grid.json --precision bf16 >roof.txt 2>&1 \
+  || { cat roof.txt >&2; fail "the moved bundle's roofline"; }
+grep -qi "not available" roof.txt && fail "the moved bundle has no speed of light: $(cat roof.txt)"
+grep -q "^m96_n64_k80 .* launch" roof.txt || fail "roofline printed no shape: $(cat roof.txt)"
+
+bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+"$B/bin/abharness" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id moved "${FAST[@]}" --quiet >run.out 2>run.err \
+  || { cat run.out run.err >&2; fail "the moved bundle's run"; }
+grep -q -- "-I$B/include" runs/moved/plan.json || fail "\${ABHARNESS_INCLUDE} is not the bundle's include/"
+python3 - runs/moved/plan.json "$B" <<'PY' || fail "the moved bundle ran a worker from outside itself"
+import json, sys
+plan, bundle = json.load(open(sys.argv[1])), sys.argv[2]
+# The plan records the worker's SHA-256; it must be the bundle's worker.
+import hashlib
+h = hashlib.sha256(open(bundle + "/bin/abharness-worker", "rb").read()).hexdigest()
+sys.exit(0 if h in json.dumps(plan) else 1)
+PY
+pass "a moved bundle finds its GPU table, headers and worker without environment variables"
