@@ -68,9 +68,8 @@ Scale speedup_scale(std::vector<double> v, double band, double x0, double x1) {
 
 std::string speedup_axis(const Scale& x, double band, double top, double plot_h) {
   std::string o;
-  o += "<rect class=\"noise-band\" x=\"" + num(x(1 - band)) + "\" y=\"" + num(top) +
-       "\" width=\"" + num(x(1 + band) - x(1 - band)) + "\" height=\"" + num(plot_h) +
-       "\" fill=\"#e8e8e8\"/>\n";
+  o += "<rect class=\"noise-band\" x=\"" + num(x(1 - band)) + "\" y=\"" + num(top) + "\" width=\"" +
+       num(x(1 + band) - x(1 - band)) + "\" height=\"" + num(plot_h) + "\" fill=\"#e8e8e8\"/>\n";
   double step = nice_step(x.hi - x.lo, 6);
   int decimals = 0;  // just enough to tell the ticks apart: 0.05 -> 2, 0.025 -> 3
   while (decimals < 6 &&
@@ -128,16 +127,11 @@ svg::Scale make_scale(const Report& r, double x0, double x1) {
   return svg::speedup_scale(v, r.stats.noise_band, x0, x1);
 }
 
-}  // namespace
+// The layout of the chart and the phases that draw it, top to bottom.
+constexpr double kWidth = 960, kLabelW = 250, kValueW = 170, kTop = 64, kRowH = 24, kBottom = 44;
 
-std::string render_svg(const Report& r, const RenderOptions&) {
-  constexpr double kWidth = 960, kLabelW = 250, kValueW = 170, kTop = 64, kRowH = 24, kBottom = 44;
-  const double plot_h = kRowH * static_cast<double>(std::max<std::size_t>(r.shapes.size(), 1));
-  const double height = kTop + plot_h + kBottom;
-  const svg::Scale x = make_scale(r, kLabelW, kWidth - kValueW);
-  const double band = r.stats.noise_band;
+std::string header(const Report& r, double height) {
   std::string o;
-
   o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" +
        num(height) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
@@ -145,7 +139,6 @@ std::string render_svg(const Report& r, const RenderOptions&) {
   o += "<title>" + xml("abharness " + r.provenance.run_id + ": per-shape speedup") + "</title>\n";
   o += "<rect x=\"0\" y=\"0\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
        "\" fill=\"#ffffff\"/>\n";
-
   o += "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" +
        xml(fmt::variants_title(r)) + "</text>\n";
   std::string subtitle = "speedup = baseline time / candidate time (> 1: candidate faster)";
@@ -155,63 +148,71 @@ std::string render_svg(const Report& r, const RenderOptions&) {
                 fmt::interval(*r.summary.geomean_ci) + "; summed-time ratio " +
                 fmt::ratio(*r.summary.summed_time_ratio);
   o += "<text x=\"10\" y=\"38\">" + xml(subtitle) + "</text>\n";
-  // Legend.
-  o += "<g class=\"legend\" font-size=\"11\">";
+  return o;
+}
+
+std::string legend(const Report& r) {
+  std::string o = "<g class=\"legend\" font-size=\"11\">";
   o += "<rect x=\"10\" y=\"46\" width=\"14\" height=\"10\" fill=\"#e8e8e8\"/><text x=\"28\" "
        "y=\"55\">" +
-       xml("noise band \u00b1" + fmt::percent(band, 1)) + "</text>";
+       xml("noise band \u00b1" + fmt::percent(r.stats.noise_band, 1)) + "</text>";
   o += "<line x1=\"150\" y1=\"51\" x2=\"174\" y2=\"51\" stroke=\"#000000\"/><text x=\"178\" "
        "y=\"55\">" +
        xml(fmt::confidence_label(r.stats.confidence)) + "</text>";
   o += "<path d=\"M 270 46 L 274 51 L 270 56 L 266 51 Z\" fill=\"#ffffff\" "
        "stroke=\"#000000\"/><text x=\"280\" y=\"55\">drift (last A / first A)</text>";
   o += "</g>\n";
-
-  // Noise band, grid and axis.
-  o += svg::speedup_axis(x, band, kTop, plot_h);
-
-  // One row per shape.
-  for (std::size_t i = 0; i < r.shapes.size(); ++i) {
-    const ShapeRow& row = r.shapes[i];
-    const double y = kTop + kRowH * static_cast<double>(i), cy = y + kRowH / 2;
-    std::string label = row.shape + (row.label.empty() ? "" : " (" + row.label + ")");
-    // The <title> comes first: it is the group's tooltip.
-    std::string tip = row.shape + ": failed: " + row.failure;
-    if (row.speedup)
-      tip = row.shape + ": " + fmt::ratio(*row.speedup) + " " +
-            fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*row.ci) +
-            (row.drift ? ", drift " + fmt::drift(*row.drift) : "") + ", " + to_string(row.verdict);
-    o += "<g class=\"shape\"><title>" + xml(tip) + "</title>";
-    o += "<text x=\"" + num(kLabelW - 8) + "\" y=\"" + num(cy + 4) + "\" text-anchor=\"end\">" +
-         xml(truncate(label, 40)) + "</text>";
-    if (!row.speedup) {
-      o += "<text class=\"failed\" x=\"" + num(x.x0 + 4) + "\" y=\"" + num(cy + 4) + "\" fill=\"" +
-           fill_of(Verdict::failed) + "\">" + xml(truncate("failed: " + row.failure, 90)) +
-           "</text></g>\n";
-      continue;
-    }
-    const double bx = std::min(x(1), x(*row.speedup)), bw = std::abs(x(*row.speedup) - x(1));
-    o += "<rect class=\"bar\" x=\"" + num(bx) + "\" y=\"" + num(cy - kRowH * 0.3) + "\" width=\"" +
-         num(bw) + "\" height=\"" + num(kRowH * 0.6) + "\" fill=\"" + fill_of(row.verdict) +
-         "\" fill-opacity=\"0.75\"/>";
-    const double lo = x(row.ci->lo), hi = x(row.ci->hi);
-    o += "<path class=\"ci\" d=\"M " + num(lo) + " " + num(cy - 5) + " V " + num(cy + 5) + " M " +
-         num(lo) + " " + num(cy) + " H " + num(hi) + " M " + num(hi) + " " + num(cy - 5) + " V " +
-         num(cy + 5) + "\" stroke=\"#000000\" fill=\"none\"/>";
-    if (row.drift) {
-      const double dx = x(*row.drift);
-      o += "<path class=\"drift\" d=\"M " + num(dx) + " " + num(cy - 5) + " L " + num(dx + 4) +
-           " " + num(cy) + " L " + num(dx) + " " + num(cy + 5) + " L " + num(dx - 4) + " " +
-           num(cy) + " Z\" fill=\"#ffffff\" stroke=\"#000000\"/>";
-    }
-    std::string value = fmt::ratio(*row.speedup) + " " + to_string(row.verdict) +
-                        (row.throttled_arms.empty() ? "" : " (throttled)");
-    o += "<text x=\"" + num(x.x1 + 8) + "\" y=\"" + num(cy + 4) + "\" fill=\"" +
-         fill_of(row.verdict) + "\">" + xml(value) + "</text>";
-    o += "</g>\n";
-  }
-  o += "</svg>\n";
   return o;
+}
+
+// One shape's row: its label, then its bar, interval, drift and value, or its failure.
+std::string shape_row(const Report& r, const ShapeRow& row, const svg::Scale& x, double y) {
+  const double cy = y + kRowH / 2;
+  std::string label = row.shape + (row.label.empty() ? "" : " (" + row.label + ")");
+  // The <title> comes first: it is the group's tooltip.
+  std::string tip = row.shape + ": failed: " + row.failure;
+  if (row.speedup)
+    tip = row.shape + ": " + fmt::ratio(*row.speedup) + " " +
+          fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*row.ci) +
+          (row.drift ? ", drift " + fmt::drift(*row.drift) : "") + ", " + to_string(row.verdict);
+  std::string o = "<g class=\"shape\"><title>" + xml(tip) + "</title>";
+  o += "<text x=\"" + num(kLabelW - 8) + "\" y=\"" + num(cy + 4) + "\" text-anchor=\"end\">" +
+       xml(truncate(label, 40)) + "</text>";
+  if (!row.speedup)
+    return o + "<text class=\"failed\" x=\"" + num(x.x0 + 4) + "\" y=\"" + num(cy + 4) +
+           "\" fill=\"" + fill_of(Verdict::failed) + "\">" +
+           xml(truncate("failed: " + row.failure, 90)) + "</text></g>\n";
+  const double bx = std::min(x(1), x(*row.speedup)), bw = std::abs(x(*row.speedup) - x(1));
+  o += "<rect class=\"bar\" x=\"" + num(bx) + "\" y=\"" + num(cy - kRowH * 0.3) + "\" width=\"" +
+       num(bw) + "\" height=\"" + num(kRowH * 0.6) + "\" fill=\"" + fill_of(row.verdict) +
+       "\" fill-opacity=\"0.75\"/>";
+  const double lo = x(row.ci->lo), hi = x(row.ci->hi);
+  o += "<path class=\"ci\" d=\"M " + num(lo) + " " + num(cy - 5) + " V " + num(cy + 5) + " M " +
+       num(lo) + " " + num(cy) + " H " + num(hi) + " M " + num(hi) + " " + num(cy - 5) + " V " +
+       num(cy + 5) + "\" stroke=\"#000000\" fill=\"none\"/>";
+  if (row.drift) {
+    const double dx = x(*row.drift);
+    o += "<path class=\"drift\" d=\"M " + num(dx) + " " + num(cy - 5) + " L " + num(dx + 4) + " " +
+         num(cy) + " L " + num(dx) + " " + num(cy + 5) + " L " + num(dx - 4) + " " + num(cy) +
+         " Z\" fill=\"#ffffff\" stroke=\"#000000\"/>";
+  }
+  std::string value = fmt::ratio(*row.speedup) + " " + to_string(row.verdict) +
+                      (row.throttled_arms.empty() ? "" : " (throttled)");
+  o += "<text x=\"" + num(x.x1 + 8) + "\" y=\"" + num(cy + 4) + "\" fill=\"" +
+       fill_of(row.verdict) + "\">" + xml(value) + "</text>";
+  return o + "</g>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const Report& r, const RenderOptions&) {
+  const double plot_h = kRowH * static_cast<double>(std::max<std::size_t>(r.shapes.size(), 1));
+  const svg::Scale x = make_scale(r, kLabelW, kWidth - kValueW);
+  std::string o = header(r, kTop + plot_h + kBottom) + legend(r);
+  o += svg::speedup_axis(x, r.stats.noise_band, kTop, plot_h);  // noise band, grid and axis
+  for (std::size_t i = 0; i < r.shapes.size(); ++i)
+    o += shape_row(r, r.shapes[i], x, kTop + kRowH * static_cast<double>(i));
+  return o + "</svg>\n";
 }
 
 }  // namespace abh

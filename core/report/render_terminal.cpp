@@ -66,18 +66,17 @@ std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
   return text_table::render(rows, colour);
 }
 
-}  // namespace
+// The phases of the terminal report, in the order it prints them.
 
-std::string render_terminal(const Report& r, const RenderOptions& opt) {
-  const Summary& s = r.summary;
+std::string title(const Report& r) {
+  return "abharness run " + r.provenance.run_id + ": " + fmt::variants_title(r) + "\n" +
+         "speedup = baseline time / candidate time (> 1: candidate faster); noise band \u00b1" +
+         fmt::percent(r.stats.noise_band, 1) + "\n\n";
+}
+
+std::string shape_table(const Report& r, const RenderOptions& opt) {
   const auto arms = fmt::arm_columns(r);
   const bool sol = fmt::has_sol(r);
-  std::string out;
-
-  out += "abharness run " + r.provenance.run_id + ": " + fmt::variants_title(r) + "\n";
-  out += "speedup = baseline time / candidate time (> 1: candidate faster); noise band \u00b1" +
-         fmt::percent(r.stats.noise_band, 1) + "\n\n";
-
   std::vector<std::vector<Cell>> rows;
   std::vector<Cell> header{{"shape"}};
   for (const auto& a : arms) header.push_back({a});
@@ -102,10 +101,14 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
     cells.push_back({verdict, colour_of(row.verdict)});
     rows.push_back(std::move(cells));
   }
-  out += table(rows, opt.color);
+  std::string out = table(rows, opt.color);
   if (sol) out += fmt::sol_legend(r) + "\n";
-  out += "\n";
+  return out + "\n";
+}
 
+std::string summary(const Report& r, const RenderOptions& opt) {
+  const Summary& s = r.summary;
+  std::string out;
   if (s.geomean) {
     std::string verdict = to_string(*s.geomean_verdict);
     if (opt.color && *colour_of(*s.geomean_verdict))
@@ -127,27 +130,34 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   }
   out += "improved " + std::to_string(s.improved) + ", regressed " + std::to_string(s.regressed) +
          " (whole interval beyond the band); verdicts: " + fmt::verdict_counts(s) + "\n";
+  return out;
+}
 
-  if (r.layer) {
-    out += "\nper-layer GEMMs of the model grid, summed per precision:\n";
-    std::vector<std::vector<Cell>> layer;
-    std::vector<Cell> head;
-    for (const auto& h : fmt::layer_header()) head.push_back({h});
-    layer.push_back(head);
-    for (const auto& p : r.layer->precisions) {
-      std::vector<Cell> cells;
-      for (const auto& c : fmt::layer_row(p)) cells.push_back({c});
-      layer.push_back(std::move(cells));
-    }
-    out += table(layer, false);
-    if (r.layer->other_shapes > 0)
-      out +=
-          std::to_string(r.layer->other_shapes) + " shape(s) not from a model grid are in no sum\n";
+std::string layer_sums(const Report& r) {
+  if (!r.layer) return "";
+  std::string out = "\nper-layer GEMMs of the model grid, summed per precision:\n";
+  std::vector<std::vector<Cell>> layer;
+  std::vector<Cell> head;
+  for (const auto& h : fmt::layer_header()) head.push_back({h});
+  layer.push_back(head);
+  for (const auto& p : r.layer->precisions) {
+    std::vector<Cell> cells;
+    for (const auto& c : fmt::layer_row(p)) cells.push_back({c});
+    layer.push_back(std::move(cells));
   }
+  out += table(layer, false);
+  if (r.layer->other_shapes > 0)
+    out +=
+        std::to_string(r.layer->other_shapes) + " shape(s) not from a model grid are in no sum\n";
+  return out;
+}
+
+// Speed-of-light and clock notes, failed shapes and throttled arms.
+std::string notes(const Report& r) {
+  std::string out;
   for (const auto& note : r.sol.notes)
     out += "speed-of-light not available: " + fmt::one_line(note) + "\n";
   for (const auto& note : fmt::clock_notes(r)) out += "clock: " + fmt::one_line(note) + "\n";
-
   bool failed_header = false;
   for (const auto& row : r.shapes) {
     if (row.verdict != Verdict::failed) continue;
@@ -160,6 +170,12 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
     out += "throttled: " + row.shape + " (" + join(row.throttled_arms, ", ") + ")\n";
   }
   return out;
+}
+
+}  // namespace
+
+std::string render_terminal(const Report& r, const RenderOptions& opt) {
+  return title(r) + shape_table(r, opt) + summary(r, opt) + layer_sums(r) + notes(r);
 }
 
 }  // namespace abh
