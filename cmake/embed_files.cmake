@@ -30,10 +30,5 @@ ${entries}  };
 }
 }  // namespace ${namespace}
 ")
-if(EXISTS "${OUTPUT}")
-  file(READ "${OUTPUT}" old)
-  if(old STREQUAL source)
-    return()
-  endif()
-endif()
-file(WRITE "${OUTPUT}" "${source}")
+include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
+abh_write_if_changed("${OUTPUT}" "${source}")
