@@ -17,7 +17,16 @@ fs::path worker_binary() {
 }
 
 fs::path plugin_include_dir() {
-  return resolve_include_dir();
+  const fs::path dir = resolve_include_dir();
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "abharness" / "plugin.h", ec))
+    throw Error("the plugin headers are missing: expected " +
+                (dir / "abharness/plugin.h").string() +
+                (current_layout().build_tree
+                     ? ""
+                     : " (an installed abharness finds them in ../include beside its bin/: "
+                       "reinstall, rebuild the bundle, or set ABHARNESS_INCLUDE_DIR)"));
+  return dir;
 }
 
 }  // namespace abh

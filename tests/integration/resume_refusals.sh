@@ -13,6 +13,9 @@ count_results() { find "$1/results" -name '*.json' | wc -l; }
 # 1. WORKTREE candidate (an uncommitted edit), then a new untracked file.
 sed -i 's/blocked-ikj-64/blocked-ikj-64-wip/' repo/kernel.cpp
 cp -a "$ABH_BIN" "$T/bin"  # a private copy of the binaries, for case 2
+# Outside its build tree a binary reads the install layout around it (docs/install.md).
+ln -s "$ABH_SOURCE_DIR/include" "$T/include"
+mkdir -p "$T/share/abharness" && ln -s "$ABH_SOURCE_DIR/data" "$T/share/abharness/data"
 expect_rc 0 "$T/bin/abharness" run --repo repo --baseline HEAD --candidate WORKTREE \
   --grid grid.json --runs-root runs --run-id wt "${FAST[@]}" --quiet
 R=runs/wt
