@@ -1,7 +1,10 @@
 #include "model/manifest.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "system/error.hpp"
 
@@ -11,7 +14,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kManifestSchemaVersion = 1;
-const std::set<std::string> kRecipeKeys = {"argv", "artifact", "env", "shell", "timeout_s"};
+const std::set<std::string> kRecipeKeys = {"argv",  "artifact",  "env",
+                                           "shell", "timeout_s", "python"};
 
 std::string join(const std::vector<std::string>& items) {
   std::string s;
@@ -80,109 +84,159 @@ std::vector<std::string> plugin_names(const json& plugins) {
   return names;
 }
 
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+bool is_dotted_name(const std::string& s) {
+  std::stringstream parts(s);
+  int n = 0;
+  for (std::string part; std::getline(parts, part, '.'); ++n)
+    if (!is_identifier(part)) return false;
+  return n > 0 && s.back() != '.';
+}
+
+json read_manifest(const fs::path& file, const std::string& target) {
+  std::error_code ec;
+  if (!fs::exists(file, ec))
+    throw UsageError("no " + std::string(kManifestName) + " at the root of " +
+                     file.parent_path().string() +
+                     ": the kernel repository must declare its build recipe there, e.g. "
+                     "{\"schema_version\": 1, \"plugins\": {\"" +
+                     target + "\": {\"argv\": [...], \"artifact\": \"libplugin.so\"}}}");
+  try {
+    return read_json_file(file, JsonLimits{1u << 20, 32});
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// The recipe object of `target`, after the manifest's schema version and target are checked.
+const json& target_entry(const json& root, const std::string& fname, const std::string& target) {
+  require_object(root, fname);
+  int version = field<int>(root, "schema_version", fname);
+  if (version != kManifestSchemaVersion)
+    throw UsageError(fname + ": field 'schema_version': found " + std::to_string(version) +
+                     ", this abharness reads manifest schema " +
+                     std::to_string(kManifestSchemaVersion) + ": set it to 1");
+  const json& plugins = object_field(root, "plugins", fname);
+  auto it = plugins.find(target);
+  if (it == plugins.end()) {
+    auto names = plugin_names(plugins);
+    throw UsageError(fname + ": field 'plugins': has no target '" + target + "'; " +
+                     (names.empty() ? std::string("it declares no targets at all")
+                                    : "it declares: " + join(names)) +
+                     " (pick one of those, or add '" + target + "' to the manifest)");
+  }
+  const std::string where = fname + ": plugins." + target;
+  require_object(*it, where);
+  for (auto k = it->begin(); k != it->end(); ++k)
+    if (!kRecipeKeys.count(k.key()))
+      throw UsageError(where + ": unknown field '" + k.key() +
+                       "' (a recipe has argv, artifact, env, shell, timeout_s, python)");
+  return *it;
+}
+
+std::vector<std::string> parse_argv(const json& p, bool shell, const SubstitutionVars& vars,
+                                    const std::string& where) {
+  auto argv_it = p.find("argv");
+  if (argv_it == p.end() || !argv_it->is_array() || argv_it->empty())
+    throw UsageError(where + ": field 'argv': expected a non-empty array of strings");
+  if ((*argv_it)[0].is_string() && !shell) {
+    // Checked before substitution: the harness's own values may contain spaces.
+    std::string raw = (*argv_it)[0].get<std::string>();
+    for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
+      for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
+        raw.erase(pos, std::string(token).size());
+    check_not_a_command_line(raw, where);
+  }
+  std::vector<std::string> argv;
+  for (size_t i = 0; i < argv_it->size(); ++i) {
+    const std::string name = "argv[" + std::to_string(i) + "]";
+    if (!(*argv_it)[i].is_string())
+      throw UsageError(where + ": field '" + name + "': expected a string, found " +
+                       (*argv_it)[i].dump());
+    std::string a = (*argv_it)[i].get<std::string>();
+    check_no_nul(a, where, name);
+    substitute_all(a, vars, where, name);
+    argv.push_back(std::move(a));
+  }
+  if (argv[0].empty())
+    throw UsageError(where + ": field 'argv[0]': the program to run is an empty string");
+  if (shell && argv.size() != 1)
+    throw UsageError(where +
+                     ": field 'argv': with \"shell\": true, argv must be exactly one "
+                     "string (the command line given to /bin/sh -c), found " +
+                     std::to_string(argv.size()) + " items: join them into one string");
+  return argv;
+}
+
+std::map<std::string, std::string> parse_env(const json& p, const SubstitutionVars& vars,
+                                             const std::string& where) {
+  std::map<std::string, std::string> out;
+  if (!p.contains("env")) return out;
+  const json& env = object_field(p, "env", where);
+  for (auto e = env.begin(); e != env.end(); ++e) {
+    const std::string name = "env." + e.key();
+    if (e.key().empty() || e.key().find('=') != std::string::npos)
+      throw UsageError(where + ": field 'env': variable name '" + e.key() +
+                       "' is empty or contains '='");
+    check_no_nul(e.key(), where, name);
+    if (!e->is_string())
+      throw UsageError(where + ": field '" + name + "': expected a string, found " + e->dump());
+    std::string v = e->get<std::string>();
+    check_no_nul(v, where, name);
+    substitute_all(v, vars, where, name);
+    out[e.key()] = std::move(v);
+  }
+  return out;
+}
+
+// A Python plugin without a build step: the build-only fields would be ignored, which is never
+// what their author meant.
+void check_no_build_fields(const json& p, const std::string& where) {
+  for (const char* k : {"artifact", "env", "shell"})
+    if (p.contains(k))
+      throw UsageError(where + ": field '" + k +
+                       "' belongs to a build step, and this Python plugin has none: add 'argv' "
+                       "(the build command) or remove '" +
+                       k + "'");
+}
+
+BuildRecipe parse_recipe(const json& p, const std::string& target, const SubstitutionVars& vars,
+                         const std::string& where) {
+  BuildRecipe r;
+  r.target = target;
+  if (p.contains("python")) r.python = python_plugin_from_json(p.at("python"), where + ".python");
+  r.shell = field_or<bool>(p, "shell", where, false);
+  if (r.python && !p.contains("argv")) {
+    check_no_build_fields(p, where);
+  } else {
+    r.argv = parse_argv(p, r.shell, vars, where);
+    r.artifact = field<std::string>(p, "artifact", where);
+    check_artifact(r.artifact, where);
+    r.artifact = fs::path(r.artifact).lexically_normal().string();
+    r.env = parse_env(p, vars, where);
+  }
+  r.timeout_s = field_or<double>(p, "timeout_s", where, r.timeout_s);
+  if (!(r.timeout_s > 0) || !std::isfinite(r.timeout_s))
+    throw UsageError(where + ": field 'timeout_s': " + p.at("timeout_s").dump() +
+                     " is not a positive number of seconds");
+  return r;
+}
+
 }  // namespace
 
 BuildRecipe load_recipe(const fs::path& src, const std::string& target,
                         const SubstitutionVars& vars) {
   const fs::path file = src / kManifestName;
-  std::error_code ec;
-  if (!fs::exists(file, ec))
-    throw UsageError("no " + std::string(kManifestName) + " at the root of " + src.string() +
-                     ": the kernel repository must declare its build recipe there, e.g. "
-                     "{\"schema_version\": 1, \"plugins\": {\"" +
-                     target + "\": {\"argv\": [...], \"artifact\": \"libplugin.so\"}}}");
-  json root;
-  try {
-    root = read_json_file(file, JsonLimits{1u << 20, 32});
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
+  const json root = read_manifest(file, target);
   const std::string fname = file.string();
   try {
-    require_object(root, fname);
-    int version = field<int>(root, "schema_version", fname);
-    if (version != kManifestSchemaVersion)
-      throw UsageError(fname + ": field 'schema_version': found " + std::to_string(version) +
-                       ", this abharness reads manifest schema " +
-                       std::to_string(kManifestSchemaVersion) + ": set it to 1");
-    const json& plugins = object_field(root, "plugins", fname);
-    auto it = plugins.find(target);
-    if (it == plugins.end()) {
-      auto names = plugin_names(plugins);
-      throw UsageError(fname + ": field 'plugins': has no target '" + target + "'; " +
-                       (names.empty() ? std::string("it declares no targets at all")
-                                      : "it declares: " + join(names)) +
-                       " (pick one of those, or add '" + target + "' to the manifest)");
-    }
-    const std::string where = fname + ": plugins." + target;
-    require_object(*it, where);
-    const json& p = *it;
-    for (auto k = p.begin(); k != p.end(); ++k)
-      if (!kRecipeKeys.count(k.key()))
-        throw UsageError(where + ": unknown field '" + k.key() +
-                         "' (a recipe has argv, artifact, env, shell, timeout_s)");
-
-    BuildRecipe r;
-    r.target = target;
-    r.shell = field_or<bool>(p, "shell", where, false);
-
-    auto argv_it = p.find("argv");
-    if (argv_it == p.end() || !argv_it->is_array() || argv_it->empty())
-      throw UsageError(where + ": field 'argv': expected a non-empty array of strings");
-    if ((*argv_it)[0].is_string() && !r.shell) {
-      // Checked before substitution: the harness's own values may contain spaces.
-      std::string raw = (*argv_it)[0].get<std::string>();
-      for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
-        for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
-          raw.erase(pos, std::string(token).size());
-      check_not_a_command_line(raw, where);
-    }
-    for (size_t i = 0; i < argv_it->size(); ++i) {
-      const std::string name = "argv[" + std::to_string(i) + "]";
-      if (!(*argv_it)[i].is_string())
-        throw UsageError(where + ": field '" + name + "': expected a string, found " +
-                         (*argv_it)[i].dump());
-      std::string a = (*argv_it)[i].get<std::string>();
-      check_no_nul(a, where, name);
-      substitute_all(a, vars, where, name);
-      r.argv.push_back(std::move(a));
-    }
-    if (r.argv[0].empty())
-      throw UsageError(where + ": field 'argv[0]': the program to run is an empty string");
-    if (r.shell) {
-      if (r.argv.size() != 1)
-        throw UsageError(where +
-                         ": field 'argv': with \"shell\": true, argv must be exactly one "
-                         "string (the command line given to /bin/sh -c), found " +
-                         std::to_string(r.argv.size()) + " items: join them into one string");
-    }
-
-    r.artifact = field<std::string>(p, "artifact", where);
-    check_artifact(r.artifact, where);
-    r.artifact = fs::path(r.artifact).lexically_normal().string();
-
-    if (p.contains("env")) {
-      const json& env = object_field(p, "env", where);
-      for (auto e = env.begin(); e != env.end(); ++e) {
-        const std::string name = "env." + e.key();
-        if (e.key().empty() || e.key().find('=') != std::string::npos)
-          throw UsageError(where + ": field 'env': variable name '" + e.key() +
-                           "' is empty or contains '='");
-        check_no_nul(e.key(), where, name);
-        if (!e->is_string())
-          throw UsageError(where + ": field '" + name + "': expected a string, found " + e->dump());
-        std::string v = e->get<std::string>();
-        check_no_nul(v, where, name);
-        substitute_all(v, vars, where, name);
-        r.env[e.key()] = std::move(v);
-      }
-    }
-
-    r.timeout_s = field_or<double>(p, "timeout_s", where, r.timeout_s);
-    if (!(r.timeout_s > 0) || !std::isfinite(r.timeout_s))
-      throw UsageError(where + ": field 'timeout_s': " + p.at("timeout_s").dump() +
-                       " is not a positive number of seconds");
-    return r;
+    const json& p = target_entry(root, fname, target);
+    return parse_recipe(p, target, vars, fname + ": plugins." + target);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -191,11 +245,54 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
   }
 }
 
+PythonPlugin python_plugin_from_json(const json& j, const std::string& where) {
+  static const std::set<std::string> keys = {"module", "entry", "device", "interpreter"};
+  try {
+    require_object(j, where);
+    for (auto k = j.begin(); k != j.end(); ++k)
+      if (!keys.count(k.key()))
+        throw UsageError(where + ": unknown field '" + k.key() +
+                         "' (a Python plugin has module, entry, device, interpreter)");
+    PythonPlugin p;
+    p.module = field<std::string>(j, "module", where);
+    if (!is_dotted_name(p.module))
+      throw UsageError(where + ": field 'module': \"" + p.module +
+                       "\" is not a dotted module name: give it as Python imports it, e.g. "
+                       "\"bench.matmul\" for bench/matmul.py");
+    p.entry = field_or<std::string>(j, "entry", where, p.entry);
+    if (!is_identifier(p.entry))
+      throw UsageError(where + ": field 'entry': \"" + p.entry +
+                       "\" is not a Python identifier: name the function that makes a problem");
+    p.device = field_or<std::string>(j, "device", where, p.device);
+    if (p.device != "cuda" && p.device != "cpu")
+      throw UsageError(where + ": field 'device': \"" + p.device +
+                       "\": say where run() enqueues its work, \"cuda\" (timed with CUPTI) or "
+                       "\"cpu\" (timed with the host's steady clock)");
+    p.interpreter = field_or<std::string>(j, "interpreter", where, "");
+    check_no_nul(p.interpreter, where, "interpreter");
+    return p;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+json to_json(const PythonPlugin& p) {
+  return json{{"module", p.module},
+              {"entry", p.entry},
+              {"device", p.device},
+              {"interpreter", p.interpreter}};
+}
+
 json to_json(const BuildRecipe& r) {
   json env = json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
-  return json{{"target", r.target}, {"argv", r.argv},   {"artifact", r.artifact},
-              {"env", env},         {"shell", r.shell}, {"timeout_s", r.timeout_s}};
+  json j{{"target", r.target}, {"argv", r.argv},   {"artifact", r.artifact},
+         {"env", env},         {"shell", r.shell}, {"timeout_s", r.timeout_s}};
+  // Only when set: a C++ recipe's JSON, and so its build cache key, stays what it was.
+  if (r.python) j["python"] = to_json(*r.python);
+  return j;
 }
 
 }  // namespace abh
