@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "model/worker_protocol.hpp"
 #include "system/error.hpp"
 
 namespace abh {
@@ -17,6 +18,10 @@ fs::path worker_binary() {
     throw Error("the worker binary is missing: expected " + w.string() +
                 " beside abharness (build the 'abharness-worker' target or reinstall)");
   return w;
+}
+
+fs::path python_launcher(const fs::path& worker) {
+  return worker.parent_path() / worker_protocol::kPythonLauncher;
 }
 
 fs::path plugin_include_dir() {

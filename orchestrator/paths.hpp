@@ -1,5 +1,6 @@
-// Where the orchestrator finds its companions: the worker binary beside it and the plugin ABI
-// headers (beside it in a relocatable install, else the source tree it was built from).
+// Where the orchestrator finds its companions: the worker binary and the Python launcher beside it,
+// and the plugin ABI headers (beside it in a relocatable install, else the source tree it was built
+// from).
 #pragma once
 
 #include <filesystem>
@@ -9,5 +10,7 @@ namespace abh {
 std::filesystem::path self_dir();
 std::filesystem::path worker_binary();
 std::filesystem::path plugin_include_dir();
+// The Python launcher installed beside `worker` (model/worker_protocol.hpp).
+std::filesystem::path python_launcher(const std::filesystem::path& worker);
 
 }  // namespace abh
