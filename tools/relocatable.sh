@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Makes a build directory's binaries runnable on another Linux machine (the GPU machine has no
-# libgit2 and nothing can be installed there): copies bin/* and plugins/* into OUT, plus every
-# shared library they need that is not part of the base system or the CUDA driver/toolkit, into
-# OUT/bin/lib and OUT/plugins/lib. The build already sets RPATH "$ORIGIN;$ORIGIN/lib", so the
-# copies find those libraries next to themselves; this script checks that instead of rewriting it.
+# libgit2 and nothing can be installed there): copies bin/* (the worker engine
+# libabharness_worker.so included) and plugins/* into OUT, plus every shared library they need that
+# is not part of the base system, the CUDA driver/toolkit or the build itself, into OUT/bin/lib and
+# OUT/plugins/lib, and the Python launcher and helper module (bin/python/) beside them. The build
+# already sets RPATH "$ORIGIN;$ORIGIN/lib", so the copies find those libraries next to themselves;
+# this script checks that instead of rewriting it.
 #
 # usage: tools/relocatable.sh [--strip-debug] BUILD_DIR OUT_DIR
 #   --strip-debug  drop debug sections from the copies (a RelWithDebInfo orchestrator is ~50 MB);
@@ -21,7 +23,7 @@ if [[ $# -ne 2 ]]; then
   echo "usage: $0 [--strip-debug] BUILD_DIR OUT_DIR" >&2
   exit 2
 fi
-build=$(cd "$1" && pwd)
+build=$(cd "$1" && pwd -P)
 out=$2
 [[ -d $build/bin ]] || { echo "$0: $build/bin does not exist: build first" >&2; exit 2; }
 mkdir -p "$out/bin/lib" "$out/plugins/lib"
@@ -54,6 +56,9 @@ bundle() {  # FILE DEST_DIR
     lib=$(awk '/=>/ {print $3}' <<<"$line")
     [[ -n $lib && -e $lib ]] || continue
     system_lib "$lib" && continue
+    # The build's own libraries (the worker engine) are bundled beside the binaries, once: a second
+    # copy in lib/ would be the one LD_LIBRARY_PATH finds, unstripped, with another SHA-256.
+    [[ $(realpath "$lib") == "$build"/bin/* ]] && continue
     cp -fL "$lib" "$dest/lib/"
   done < <(ldd "$f")
 }
@@ -69,5 +74,12 @@ for f in "$build"/plugins/*.so; do
   bundle "$f" "$out/plugins"
   n=$((n + 1))
 done
+# The Python launcher and helper module: the orchestrator runs <python> bin/python/abharness_worker.py
+# for Python plugins, and it loads bin/libabharness_worker.so.
+if [[ -d $build/bin/python ]]; then
+  rm -rf "$out/bin/python"
+  cp -r "$build/bin/python" "$out/bin/python"
+  find "$out/bin/python" -name __pycache__ -prune -exec rm -rf {} +
+fi
 echo "relocatable: $n binaries into $out; bundled libraries:"
 ls "$out/bin/lib" "$out/plugins/lib" | sed 's/^/  /'
