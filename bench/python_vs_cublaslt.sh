@@ -8,10 +8,12 @@
 #  3. a table, shape by shape, of the kernels each ran and their median kernel time: where both ran
 #     the same cuBLAS kernel, the Python plugin's time must agree with the C++ plugin's.
 # Everything is logged under $OUT (default /tmp/python-vs-cublaslt); a failure in one part does not
-# stop the others; the short table comes last. Estimated 4-5 minutes on an H200 (48 Python arms at ~2-3 s start-up + <=1 s each, 48 C++ arms, one nvcc build); not yet run there.
+# stop the others; the short table comes last. Estimated 4-5 minutes on an H200 (48 Python arms
+# at ~2-3 s start-up + <= 1 s measured each, 48 C++ arms, one nvcc build); not yet run there.
 #
 # usage: OUT=/tmp/out BIN=.carry/bundle/bin PY=/opt/torch/.venv/bin/python3 bench/python_vs_cublaslt.sh
-#        BENCH_FLAGS: flags for both `abharness run`s (default "--max-time 1": each arm stops at 1 s measured, enough for a median kernel time)
+#        BENCH_FLAGS: flags for both `abharness run`s (default "--max-time 1": each arm stops
+#        after at most 1 s measured, enough for a median kernel time)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$root/build/bin}
