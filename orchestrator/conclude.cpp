@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "exit_codes.hpp"
-#include "report/report.hpp"
+#include "report/report_builder.hpp"
 #include "report/report_render.hpp"
 #include "stats/roofline.hpp"
 #include "system/data_dir.hpp"

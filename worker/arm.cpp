@@ -12,6 +12,7 @@
 #include "model/result.hpp"
 #include "plugin.hpp"
 #include "sampling.hpp"
+#include "stats/statistics.hpp"
 #include "system/sha256.hpp"
 #include "system/version.hpp"
 #include "tactic_cache.hpp"

@@ -8,24 +8,18 @@
 #include "stats/statistics.hpp"
 #include "stopping.hpp"
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh::worker {
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 // What the stopping rule judges: with clocked samples, the samples moved to their median clock
 // along the arm's own time-clock line (statistics.hpp), as the report will compare them; the
 // spread the power controller adds by moving the clock is then not mistaken for noise.
 std::vector<double> judged(const Measurement& m) {
   if (m.clock.sample_mhz.empty()) return m.samples_ns;
-  std::vector<double> mhz = m.clock.sample_mhz;
   return clock_adjusted(m.samples_ns, m.clock.sample_mhz,
-                        clock_slope(m.samples_ns, m.clock.sample_mhz), median(mhz));
+                        clock_slope(m.samples_ns, m.clock.sample_mhz), median(m.clock.sample_mhz));
 }
 
 std::string secs(double s) {
@@ -90,8 +84,8 @@ void check_same_kernels(std::vector<std::string>& first, const std::vector<std::
   if (first.empty())
     first = now;
   else if (now != first)
-    throw Error("the set of kernels changed between sampling batches (first [" + join(first) +
-                "], now [" + join(now) +
+    throw Error("the set of kernels changed between sampling batches (first [" + join(first, ", ") +
+                "], now [" + join(now, ", ") +
                 "]): a plugin must launch the same kernels every iteration");
 }
 

@@ -11,11 +11,11 @@
 // time limit, and 3 s of back-to-back GEMMs drove the GPU into its power cap (SM clock 1980 ->
 // 1500 MHz), which is worse for the comparison than stopping.
 //
-// Noise is robust: 1.4826 * MAD / median, which equals the relative standard deviation for
-// normally distributed samples but is not blown up by the rare sample that lost its CPU to
-// another process (one 100 ms preemption among thousands of 100 us samples sends the plain
-// standard deviation past 300 %). The speedup statistics are medians too, so the two agree on
-// what an outlier is.
+// Noise is robust: 1.4826 * MAD / median (robust_noise in stats/statistics.hpp), which equals the
+// relative standard deviation for normally distributed samples but is not blown up by the rare
+// sample that lost its CPU to another process (one 100 ms preemption among thousands of 100 us
+// samples sends the plain standard deviation past 300 %). The speedup statistics are medians too,
+// so the two agree on what an outlier is.
 #pragma once
 
 #include <memory>
@@ -39,6 +39,6 @@ class StoppingRule {
 };
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s);
-double robust_noise(const std::vector<double>& v);
+std::vector<std::string> stopping_rule_names();  // sorted
 
 }  // namespace abh::worker

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "stats/statistics.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
-#include "model/result.hpp"
 
 namespace abh::worker {
 namespace {

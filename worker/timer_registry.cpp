@@ -1,6 +1,7 @@
 #include <map>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 #include "timer.hpp"
 
 namespace abh::worker {
@@ -25,10 +26,8 @@ std::vector<std::string> timer_names() {
 std::unique_ptr<Timer> make_timer(const std::string& name, const TimerContext& ctx) {
   auto it = registry().find(name);
   if (it == registry().end()) {
-    std::string known;
-    for (const auto& n : timer_names()) known += (known.empty() ? "" : ", ") + n;
-    throw UsageError("timer '" + name +
-                     "' is not available in this worker build (available: " + known + ")");
+    throw UsageError("timer '" + name + "' is not available in this worker build (available: " +
+                     join(timer_names(), ", ") + ")");
   }
   return it->second(ctx);
 }

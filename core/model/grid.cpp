@@ -51,10 +51,7 @@ json to_json(const Shape& s) {
 Grid grid_from_json(const json& j, const std::string& where) {
   require_object(j, where);
   Grid g;
-  g.schema_version = field<int>(j, "schema_version", where);
-  if (g.schema_version != 1)
-    throw Error(where + ": field 'schema_version': " + std::to_string(g.schema_version) +
-                " is not supported; this abharness reads grid schema 1");
+  g.schema_version = schema_version(j, where, 1, "grid");
   auto it = j.find("shapes");
   if (it == j.end() || !it->is_array() || it->empty())
     throw Error(where + ": field 'shapes': expected a non-empty array of {\"id\", \"params\"}");

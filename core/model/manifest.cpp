@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -16,12 +17,6 @@ namespace {
 constexpr int kManifestSchemaVersion = 1;
 const std::set<std::string> kRecipeKeys = {"argv",  "artifact",  "env",
                                            "shell", "timeout_s", "python"};
-
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
 
 void check_no_nul(const std::string& s, const std::string& where, const std::string& what) {
   if (s.find('\0') != std::string::npos)
@@ -116,18 +111,14 @@ json read_manifest(const fs::path& file, const std::string& target) {
 // The recipe object of `target`, after the manifest's schema version and target are checked.
 const json& target_entry(const json& root, const std::string& fname, const std::string& target) {
   require_object(root, fname);
-  int version = field<int>(root, "schema_version", fname);
-  if (version != kManifestSchemaVersion)
-    throw UsageError(fname + ": field 'schema_version': found " + std::to_string(version) +
-                     ", this abharness reads manifest schema " +
-                     std::to_string(kManifestSchemaVersion) + ": set it to 1");
+  schema_version(root, fname, kManifestSchemaVersion, "manifest", "set it to 1");
   const json& plugins = object_field(root, "plugins", fname);
   auto it = plugins.find(target);
   if (it == plugins.end()) {
     auto names = plugin_names(plugins);
     throw UsageError(fname + ": field 'plugins': has no target '" + target + "'; " +
                      (names.empty() ? std::string("it declares no targets at all")
-                                    : "it declares: " + join(names)) +
+                                    : "it declares: " + join(names, ", ")) +
                      " (pick one of those, or add '" + target + "' to the manifest)");
   }
   const std::string where = fname + ": plugins." + target;
@@ -144,24 +135,19 @@ std::vector<std::string> parse_argv(const json& p, bool shell, const Substitutio
   auto argv_it = p.find("argv");
   if (argv_it == p.end() || !argv_it->is_array() || argv_it->empty())
     throw UsageError(where + ": field 'argv': expected a non-empty array of strings");
-  if ((*argv_it)[0].is_string() && !shell) {
+  std::vector<std::string> argv = string_array(p, "argv", where);
+  if (!shell) {
     // Checked before substitution: the harness's own values may contain spaces.
-    std::string raw = (*argv_it)[0].get<std::string>();
+    std::string raw = argv[0];
     for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
       for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
         raw.erase(pos, std::string(token).size());
     check_not_a_command_line(raw, where);
   }
-  std::vector<std::string> argv;
-  for (size_t i = 0; i < argv_it->size(); ++i) {
+  for (size_t i = 0; i < argv.size(); ++i) {
     const std::string name = "argv[" + std::to_string(i) + "]";
-    if (!(*argv_it)[i].is_string())
-      throw UsageError(where + ": field '" + name + "': expected a string, found " +
-                       (*argv_it)[i].dump());
-    std::string a = (*argv_it)[i].get<std::string>();
-    check_no_nul(a, where, name);
-    substitute_all(a, vars, where, name);
-    argv.push_back(std::move(a));
+    check_no_nul(argv[i], where, name);
+    substitute_all(argv[i], vars, where, name);
   }
   if (argv[0].empty())
     throw UsageError(where + ": field 'argv[0]': the program to run is an empty string");

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -27,10 +28,7 @@ struct Linear {
 
 ModelConfig model_config_from_json(const json& j, const std::string& where) {
   require_object(j, where);
-  int version = field<int>(j, "schema_version", where);
-  if (version != 1)
-    throw Error(where + ": field 'schema_version': " + std::to_string(version) +
-                " is not supported; this abharness reads model schema 1");
+  schema_version(j, where, 1, "model");
   ModelConfig c;
   c.name = field<std::string>(j, "name", where);
   c.source = field<std::string>(j, "source", where);
@@ -148,9 +146,7 @@ const std::vector<std::string>& known_precisions() {
 namespace {
 void check_member(const std::vector<std::string>& v, const std::string& x, const char* what) {
   if (std::find(v.begin(), v.end(), x) != v.end()) return;
-  std::string known;
-  for (const auto& p : v) known += (known.empty() ? "" : ", ") + p;
-  throw UsageError(std::string("unknown ") + what + " '" + x + "': use one of " + known);
+  throw UsageError(std::string("unknown ") + what + " '" + x + "': use one of " + join(v, ", "));
 }
 }  // namespace
 

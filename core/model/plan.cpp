@@ -24,12 +24,7 @@ json to_json(const Variant& v) {
 BuildRecipe recipe_from_json(const json& j, const std::string& where) {
   BuildRecipe r;
   r.target = field<std::string>(j, "target", where);
-  const json& argv = j.at("argv");
-  if (!argv.is_array()) throw Error(where + ": field 'argv': expected an array of strings");
-  for (const auto& a : argv) {
-    if (!a.is_string()) throw Error(where + ": field 'argv': expected an array of strings");
-    r.argv.push_back(a.get<std::string>());
-  }
+  r.argv = string_array(j, "argv", where);
   r.artifact = field<std::string>(j, "artifact", where);
   if (j.contains("python")) r.python = python_plugin_from_json(j.at("python"), where + ".python");
   if (r.argv.empty() && !r.python)
@@ -83,14 +78,6 @@ Task task_from_json(const json& j, const std::string& where) {
   return t;
 }
 
-const json& array_field(const json& j, const char* key, const std::string& where) {
-  require_object(j, where);
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_array())
-    throw Error(where + ": field '" + key + "': expected an array");
-  return *it;
-}
-
 }  // namespace
 
 const Variant& Plan::variant(const std::string& name) const {
@@ -129,11 +116,7 @@ json to_json(const Plan& p) {
          {"variants", variants},
          {"shapes", shapes},
          {"settings", abh::to_json(p.settings)},
-         {"schedule",
-          {{"name", p.schedule.name},
-           {"rounds", p.schedule.rounds},
-           {"seed", p.schedule.seed},
-           {"gpus", p.schedule.gpus}}},
+         {"schedule", abh::to_json(p.schedule)},
          {"tasks", tasks},
          {"machine", machine}};
   if (p.python) j["python"] = to_json(*p.python);
@@ -142,20 +125,15 @@ json to_json(const Plan& p) {
 
 Plan plan_from_json(const json& j, const std::string& where) {
   Plan p;
-  p.schema_version = field<int>(j, "schema_version", where);
-  if (p.schema_version != kPlanSchemaVersion)
-    throw Error(where + ": field 'schema_version': found " + std::to_string(p.schema_version) +
-                ", this abharness reads plan schema " + std::to_string(kPlanSchemaVersion) +
-                ": re-run the sweep with this version or use the abharness that wrote it");
+  p.schema_version =
+      schema_version(j, where, kPlanSchemaVersion, "plan",
+                     "re-run the sweep with this version or use the abharness that wrote it");
   p.harness_version = field<std::string>(j, "harness_version", where);
   p.run_id = field<std::string>(j, "run_id", where);
   p.created_at = field<std::string>(j, "created_at", where);
   p.repo = field<std::string>(j, "repo", where);
   p.plugin_target = field<std::string>(j, "plugin_target", where);
-  for (const auto& a : array_field(j, "command", where)) {
-    if (!a.is_string()) throw Error(where + ": field 'command': expected strings");
-    p.command.push_back(a.get<std::string>());
-  }
+  p.command = string_array(j, "command", where);
   p.worker_sha256 = field<std::string>(j, "worker_sha256", where);
   const auto& vs = array_field(j, "variants", where);
   for (size_t i = 0; i < vs.size(); ++i)
@@ -164,11 +142,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
   for (size_t i = 0; i < ss.size(); ++i)
     p.shapes.push_back(shape_from_json(ss[i], where + ".shapes[" + std::to_string(i) + "]"));
   p.settings = measure_settings_from_json(object_field(j, "settings", where), where + ".settings");
-  const json& sc = object_field(j, "schedule", where);
-  p.schedule.name = field<std::string>(sc, "name", where + ".schedule");
-  p.schedule.rounds = field<int>(sc, "rounds", where + ".schedule");
-  p.schedule.seed = field<std::uint64_t>(sc, "seed", where + ".schedule");
-  p.schedule.gpus = field<int>(sc, "gpus", where + ".schedule");
+  p.schedule = schedule_options_from_json(object_field(j, "schedule", where), where + ".schedule");
   const auto& ts = array_field(j, "tasks", where);
   for (size_t i = 0; i < ts.size(); ++i)
     p.tasks.push_back(task_from_json(ts[i], where + ".tasks[" + std::to_string(i) + "]"));

@@ -1,8 +1,5 @@
 #include "model/result.hpp"
 
-#include <algorithm>
-
-#include "stats/statistics.hpp"
 #include "system/error.hpp"
 #include "system/sha256.hpp"
 
@@ -54,20 +51,8 @@ TelemetrySnapshot snapshot_from_json(const json& j, const std::string& where) {
   t.temperature_c = field<int>(j, "temperature_c", where);
   t.power_w = field<double>(j, "power_w", where);
   t.throttle_reasons = field<std::uint64_t>(j, "throttle_reasons", where);
-  t.throttle_names = j.at("throttle_names").get<std::vector<std::string>>();
+  t.throttle_names = string_array(j, "throttle_names", where);
   return t;
-}
-
-std::vector<std::string> string_array(const json& j, const char* key, const std::string& where) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_array())
-    throw Error(where + ": field '" + key + "': expected an array of strings");
-  std::vector<std::string> out;
-  for (const auto& e : *it) {
-    if (!e.is_string()) throw Error(where + ": field '" + key + "': expected an array of strings");
-    out.push_back(e.get<std::string>());
-  }
-  return out;
 }
 
 // Samples and clock readings: an array of positive numbers (a time or a clock of 0 is a bug).
@@ -219,10 +204,6 @@ void write_result(const std::filesystem::path& path, ArmResult r) {
 
 ArmResult read_result(const std::filesystem::path& path) {
   return result_from_json(read_json_file(path), path.string());
-}
-
-double median(std::vector<double> v) {
-  return median_in_place(v);
 }
 
 }  // namespace abh

@@ -62,7 +62,7 @@ struct Measurement {
   int warmup_iterations = 0;
   double measured_time_s = 0;
   std::string stop_reason;  // e.g. "noise 0.31% <= 0.50% after 42 samples", "time limit"
-  double noise = 0;         // robust relative noise: 1.4826 * MAD / median (worker/stopping.hpp)
+  double noise = 0;         // robust relative noise: 1.4826 * MAD / median (stats/statistics.hpp)
   std::vector<std::string> kernel_names;
   bool l2_flushed = false;
   std::int64_t l2_flush_bytes = 0;
@@ -112,7 +112,5 @@ std::string payload_digest(const json& result_json);  // recomputed from a parse
 // Fills payload_sha256 and writes the file atomically.
 void write_result(const std::filesystem::path& path, ArmResult r);
 ArmResult read_result(const std::filesystem::path& path);
-
-double median(std::vector<double> v);
 
 }  // namespace abh

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -23,6 +24,19 @@ const std::map<std::string, Pattern>& registry() {
 
 }  // namespace
 
+json to_json(const ScheduleOptions& o) {
+  return json{{"name", o.name}, {"rounds", o.rounds}, {"seed", o.seed}, {"gpus", o.gpus}};
+}
+
+ScheduleOptions schedule_options_from_json(const json& j, const std::string& where) {
+  ScheduleOptions o;
+  o.name = field<std::string>(j, "name", where);
+  o.rounds = field<int>(j, "rounds", where);
+  o.seed = field<std::uint64_t>(j, "seed", where);
+  o.gpus = field<int>(j, "gpus", where);
+  return o;
+}
+
 std::vector<std::string> schedule_names() {
   std::vector<std::string> out;
   for (const auto& [k, v] : registry()) out.push_back(k);
@@ -32,9 +46,8 @@ std::vector<std::string> schedule_names() {
 std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt) {
   auto it = registry().find(opt.name);
   if (it == registry().end()) {
-    std::string names;
-    for (const auto& n : schedule_names()) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError("--schedule '" + opt.name + "' is unknown: use one of " + names);
+    throw UsageError("--schedule '" + opt.name + "' is unknown: use one of " +
+                     join(schedule_names(), ", "));
   }
   if (opt.rounds < 1) throw UsageError("--rounds must be >= 1");
   if (opt.gpus < 1) throw UsageError("--gpus must name at least one GPU");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/grid.hpp"
+#include "system/json_io.hpp"
 
 namespace abh {
 
@@ -27,6 +28,10 @@ struct ScheduleOptions {
   std::uint64_t seed = 0;    // random: order of A/B inside each block
   int gpus = 1;              // shapes are sharded round-robin over this many GPUs
 };
+
+// The "schedule" object of plan.json and of report.json's provenance.
+json to_json(const ScheduleOptions& o);
+ScheduleOptions schedule_options_from_json(const json& j, const std::string& where);
 
 // Returns the tasks in execution order (shape by shape; the arms of a shape back to back).
 std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt);

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "report/report_render.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -25,12 +26,6 @@ std::string field(const std::string& s) {
 
 std::string number(const std::optional<double>& v) {
   return v ? fmt::exact(*v) : "";
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// report.json: the report's own JSON mapping (report.hpp), validated by schemas/report.schema.json.
-// Every other format can be re-rendered from it with report_from_json.
+// report.json: the report's own JSON mapping (report_json.hpp), validated by
+// schemas/report.schema.json. Every other format can be re-rendered from it with report_from_json.
+#include "report/report_json.hpp"
 #include "report/report_render.hpp"
 
 namespace abh {

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "report/report_render.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -38,12 +39,6 @@ std::string code(const std::string& s) {
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 std::string opt_number(const std::optional<double>& v, int decimals) {
   return v ? fmt::fixed(*v, decimals) : "-";
 }
@@ -52,10 +47,7 @@ std::string summary(const Report& r) {
   const Summary& s = r.summary;
   const std::string ci = fmt::confidence_label(r.stats.confidence);
   std::string out;
-  std::string title;
-  for (const auto& v : r.provenance.variants)
-    title += (title.empty() ? "" : " vs ") + v.name + " " + code(fmt::variant_label(v));
-  out += "### abharness: " + title + "\n\n";
+  out += "### abharness: " + fmt::variants_title(r, code) + "\n\n";
   if (s.geomean) {
     out +=
         "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" + ci + " " +
@@ -188,9 +180,7 @@ std::string provenance(const Report& r) {
   std::string out = "<details><summary>Provenance</summary>\n\n";
   out += "- Run: " + code(p.run_id) + ", created " + esc(p.created_at) + ", abharness " +
          esc(p.harness_version) + "\n";
-  std::string argv;
-  for (const auto& a : p.command) argv += (argv.empty() ? "" : " ") + a;
-  out += "- Command: " + code(argv) + "\n";
+  out += "- Command: " + code(join(p.command, " ")) + "\n";
   out += "- Repository: " + code(p.repo) + ", plugin target " + code(p.plugin_target) + "\n";
   for (const auto& v : p.variants) {
     out += "- " + esc(v.name) + ": requested " + code(v.requested) + ", " + esc(v.kind) + " " +

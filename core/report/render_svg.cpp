@@ -109,10 +109,8 @@ std::string render_svg(const Report& r, const RenderOptions&) {
   o += "<rect x=\"0\" y=\"0\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
        "\" fill=\"#ffffff\"/>\n";
 
-  std::string title;
-  for (const auto& v : r.provenance.variants)
-    title += (title.empty() ? "" : " vs ") + v.name + " " + fmt::variant_label(v);
-  o += "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" + xml(title) + "</text>\n";
+  o += "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" +
+       xml(fmt::variants_title(r)) + "</text>\n";
   std::string subtitle = "speedup = baseline time / candidate time (> 1: candidate faster)";
   if (r.summary.geomean)
     subtitle += "; geomean " + fmt::ratio(*r.summary.geomean) + " " +

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "report/report_render.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace {
@@ -67,10 +68,7 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   const bool sol = fmt::has_sol(r);
   std::string out;
 
-  std::string title;
-  for (const auto& v : r.provenance.variants)
-    title += (title.empty() ? "" : " vs ") + v.name + " " + fmt::variant_label(v);
-  out += "abharness run " + r.provenance.run_id + ": " + title + "\n";
+  out += "abharness run " + r.provenance.run_id + ": " + fmt::variants_title(r) + "\n";
   out += "speedup = baseline time / candidate time (> 1: candidate faster); noise band \u00b1" +
          fmt::percent(r.stats.noise_band, 1) + "\n\n";
 
@@ -153,9 +151,7 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   }
   for (const auto& row : r.shapes) {
     if (row.throttled_arms.empty()) continue;
-    std::string list;
-    for (const auto& a : row.throttled_arms) list += (list.empty() ? "" : ", ") + a;
-    out += "throttled: " + row.shape + " (" + list + ")\n";
+    out += "throttled: " + row.shape + " (" + join(row.throttled_arms, ", ") + ")\n";
   }
   return out;
 }

@@ -1,21 +1,22 @@
-// C9 report model: everything a renderer shows, computed once from the plan and the validated
-// arm outcomes. Renderers (report_render.hpp) only format it; `to_json` / `report_from_json` map it
-// to report.json (schemas/report.schema.json), from which any other format can be re-rendered.
+// The report model: everything a renderer shows, computed once from the plan and the validated
+// arm outcomes (report_builder.hpp). Renderers (report_render.hpp) only format it; report_json.hpp
+// maps it to report.json (schemas/report.schema.json), from which any other format can be
+// re-rendered. This header holds the types only.
 //
 // A shape gets a speedup only when every planned arm has a valid, verified result; otherwise its
 // verdict is "failed" with the reason, and it is left out of every aggregate (the summary says how
 // many and which).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "system/json_io.hpp"
-#include "model/outcome.hpp"
-#include "model/plan.hpp"
-#include "stats/roofline.hpp"
+#include "model/environment.hpp"
+#include "model/schedule.hpp"
+#include "model/settings.hpp"
 #include "stats/statistics.hpp"
 
 namespace abh {
@@ -44,8 +45,8 @@ struct ArmStats {
   // GPU arms with clocked samples: the median SM clock and the fitted slope of log(time) on
   // log(clock) (statistics.hpp); absent otherwise.
   std::optional<double> median_mhz, clock_slope;
-  // The shape's speed-of-light time / median_ns (C10): 1 = at the roofline bound. Absent when
-  // the arm failed or the shape has no speed-of-light time (Report::sol says why).
+  // The shape's speed-of-light time / median_ns: 1 = at the roofline bound. Absent when the arm
+  // failed or the shape has no speed-of-light time (Report::sol says why).
   std::optional<double> sol_fraction;
   bool operator==(const ArmStats&) const = default;
 };
@@ -61,7 +62,7 @@ struct ShapeRow {
   std::optional<double> candidate_ns;  // mean of the B arms' medians
   std::optional<double> speedup;       // baseline_ns / candidate_ns (> 1: candidate faster)
   std::optional<Interval> ci;
-  std::optional<double> drift;  // last A / first A; absent when the schedule has one A arm
+  std::optional<double> drift;  // last A / first A (statistics.hpp); absent with one A arm
   std::vector<std::string> throttled_arms;
   // Set when the shape was compared at one SM clock (StatsOptions::clock_normalize): the median of
   // all its samples' clocks, to which every sample was moved.
@@ -70,7 +71,7 @@ struct ShapeRow {
   // is mostly arm-to-arm clock wander; averaged over shapes (the report's clock note) it shows a
   // candidate that draws more power and, at the power cap, keeps less of its speedup.
   std::optional<double> clock_gap;
-  // Speed of light (roofline.hpp) on the shape's GPU; absent when it cannot be computed.
+  // Speed of light (stats/roofline.hpp) on the shape's GPU; absent when it cannot be computed.
   std::optional<double> sol_ns;
   std::string sol_bound;  // "compute" | "memory" | "launch" when sol_ns is set
   // sol_ns / baseline_ns and sol_ns / candidate_ns, set when both sol_ns and the speedup are.
@@ -140,8 +141,8 @@ struct SpeedOfLight {
   bool operator==(const SpeedOfLight&) const = default;
 };
 
-// C10 per-layer summary of a model grid (`abharness grid --model`): one entry per precision
-// recipe, summing the mean times of that precision's GEMMs.
+// Per-layer summary of a model grid (`abharness grid --model`, layer_summary.hpp): one entry per
+// precision recipe, summing the mean times of that precision's GEMMs.
 struct PrecisionSum {
   std::string precision;             // recipe: bf16, fp8, fp8_block, mxfp8, nvfp4
   int gemms = 0;                     // model GEMMs of this precision in the plan (12 per layer)
@@ -170,33 +171,5 @@ struct Report {
   std::optional<LayerSummary> layer;  // present when the plan has model-grid GEMMs
   Provenance provenance;
 };
-
-// What build_report needs for speed-of-light times: the GPU table (data/gpus.json) with its
-// default fractions. Without a table no shape gets one, and the report records `table_error`
-// (why it could not be loaded) or that none was given.
-struct RooflineContext {
-  const GpuTable* table = nullptr;
-  std::string table_error;
-};
-
-// Computes the report. Outcomes are matched to the plan's tasks by (shape, arm); a planned arm
-// without an outcome is a failed arm ("no outcome"); an outcome the plan does not contain, or two
-// for one arm, is an error (validation should have refused them). A result whose correctness
-// check did not pass, or that has no samples, counts as a failed arm.
-//
-// Speed of light: a shape gets one when its GPU (plan.machine[task.gpu].gpu->name) is in the
-// table and its params have positive integer m, n, k and a precision the GPU runs ("precision"
-// absent: bf16). Model-grid GEMMs (label "<qkv|proj|fc1|fc2> <fprop|dgrad|wgrad>" and a GEMM
-// precision param) are also summed per precision into Report::layer.
-Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
-                    const StatsOptions& opt, const std::string& result_set_digest,
-                    const RooflineContext& roofline = {});
-
-// Shapes whose verdict is "slower": what --fail-on-regression fails on. Unstable and ambiguous
-// shapes are not counted (they are not evidence of a regression) but are visible in the summary.
-int count_regressions(const Report& r);
-
-json to_json(const Report& r);
-Report report_from_json(const json& j, const std::string& where);
 
 }  // namespace abh

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 
@@ -116,6 +117,13 @@ std::string variant_label(const VariantProvenance& v) {
   return label;
 }
 
+std::string variants_title(const Report& r, std::string (*decorate)(const std::string& label)) {
+  std::vector<std::string> parts;
+  for (const auto& v : r.provenance.variants)
+    parts.push_back(v.name + " " + (decorate ? decorate(variant_label(v)) : variant_label(v)));
+  return join(parts, " vs ");
+}
+
 std::vector<std::string> arm_columns(const Report& r) {
   std::vector<std::string> cols;
   for (const auto& row : r.shapes)
@@ -169,11 +177,9 @@ std::string sol_pair(const ShapeRow& row) {
 }
 
 std::string sol_legend(const Report& r) {
-  std::string gpus;
-  for (const auto& g : r.sol.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
   return "SOL = speed-of-light time / measured time (baseline -> candidate; 100% = at the "
          "roofline bound) on " +
-         gpus + ", from " + r.sol.table + " (docs/roofline.md)";
+         join(r.sol.gpus, ", ") + ", from " + r.sol.table + " (docs/roofline.md)";
 }
 
 std::vector<std::string> clock_notes(const Report& r) {

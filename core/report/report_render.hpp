@@ -47,14 +47,18 @@ std::string percent(double fraction, int decimals);     // 0.01 -> "1.0%"
 std::string confidence_label(double confidence);        // 0.95 -> "95% CI"
 std::string short_id(const std::string& id);            // a digest or commit id, cut to 12 chars
 std::string variant_label(const VariantProvenance& v);  // "main (1a2b3c4d5e6f)"
+// "baseline main (1a2b3c4d5e6f) vs candidate WORKTREE (...)": each variant's name and label, the
+// label passed through `decorate` when given (Markdown sets it in code).
+std::string variants_title(const Report& r,
+                           std::string (*decorate)(const std::string& label) = nullptr);
 // The arm names across all shapes, in first-seen execution order (A1, B, A2 for ABA).
 std::vector<std::string> arm_columns(const Report& r);
 const ArmStats* find_arm(const ShapeRow& row, const std::string& arm);
 std::string verdict_counts(const Summary& s);  // "10 faster, 4 same, ..."
-// Speed of light (C10). has_sol: some shape has a speed-of-light time (renderers add their SOL
-// column only then). sol_pair: "71.2% -> 78.0%", the baseline's and the candidate's mean time as
-// a fraction of speed of light, or "-". sol_legend: one sentence saying what the column is and
-// where its figures come from. layer_row: the cells of one per-layer summary row (precision,
+// Speed of light (docs/roofline.md). has_sol: some shape has a speed-of-light time (renderers add
+// their SOL column only then). sol_pair: "71.2% -> 78.0%", the baseline's and the candidate's mean
+// time as a fraction of speed of light, or "-". sol_legend: one sentence saying what the column is
+// and where its figures come from. layer_row: the cells of one per-layer summary row (precision,
 // GEMMs, baseline sum, candidate sum, baseline / bf16, candidate / bf16, SOL sum).
 bool has_sol(const Report& r);
 std::string sol_pair(const ShapeRow& row);

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "system/error.hpp"
 #include "model/model_grid.hpp"
+#include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -20,18 +21,6 @@ double positive_number(const json& obj, const char* key, const std::string& wher
   return v;
 }
 
-std::vector<std::string> string_list(const json& obj, const char* key, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_array())
-    throw Error(where + ": field '" + key + "': expected an array of strings");
-  std::vector<std::string> out;
-  for (const auto& v : *it) {
-    if (!v.is_string()) throw Error(where + ": field '" + key + "': expected only strings");
-    out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
 GpuSpec gpu_from_json(const json& j, const std::string& where) {
   GpuSpec g;
   g.name = field<std::string>(j, "name", where);
@@ -45,7 +34,7 @@ GpuSpec gpu_from_json(const json& j, const std::string& where) {
     g.peak_tflops[key] = positive_number(peaks, key.c_str(), where + ": peak_tflops");
   }
   g.memory_tbps = positive_number(j, "memory_tbps", where);
-  g.precisions = string_list(j, "precisions", where);
+  g.precisions = string_array(j, "precisions", where);
   for (const auto& p : g.precisions) {
     try {
       check_precision(p);
@@ -89,10 +78,7 @@ double scale_bytes(const std::string& mode, std::int64_t rows, std::int64_t k) {
 
 GpuTable gpu_table_from_json(const json& j, const std::string& where) {
   require_object(j, where);
-  int version = field<int>(j, "schema_version", where);
-  if (version != 1)
-    throw Error(where + ": field 'schema_version': " + std::to_string(version) +
-                " is not supported; this abharness reads GPU table schema 1");
+  schema_version(j, where, 1, "GPU table");
   GpuTable t;
   t.origin = where;
   auto it = j.find("gpus");
@@ -212,10 +198,8 @@ RooflineResult roofline(const Shape& shape, const GpuSpec& gpu, const RooflineOp
   }
   const std::string recipe = recipe_of(r.precision);
   if (std::find(gpu.precisions.begin(), gpu.precisions.end(), recipe) == gpu.precisions.end()) {
-    std::string have;
-    for (const auto& x : gpu.precisions) have += (have.empty() ? "" : ", ") + x;
     throw UsageError(where + ": " + gpu.name + " does not run " + r.precision +
-                     " natively (it runs " + have + ")");
+                     " natively (it runs " + join(gpu.precisions, ", ") + ")");
   }
   const GemmOperands defaults = default_operands(r.precision);
   auto str = [&](const char* key, const std::string& fallback) {

@@ -1,4 +1,4 @@
-// C10: the speed-of-light time of one GEMM on one GPU. A kernel cannot beat the slowest of:
+// The speed-of-light time of one GEMM on one GPU. A kernel cannot beat the slowest of:
 //   compute  2 M N K / (dense peak of its precision x achievable compute fraction)
 //   memory   minimum bytes (A and B read once incl. their scale factors, D written once)
 //            / (peak bandwidth x achievable memory fraction)

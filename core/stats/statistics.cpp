@@ -66,6 +66,30 @@ double median_in_place(std::span<double> v) {
   return 0.5 * (lo + hi);
 }
 
+double median(std::vector<double> v) {
+  return median_in_place(v);
+}
+
+RobustSpread robust_spread(std::span<const double> v) {
+  std::vector<double> dev(v.begin(), v.end());
+  RobustSpread s;
+  s.median = median_in_place(dev);
+  for (std::size_t i = 0; i < v.size(); ++i) dev[i] = std::fabs(v[i] - s.median);
+  s.sigma = 1.4826 * median_in_place(dev);
+  return s;
+}
+
+double robust_noise(std::span<const double> v) {
+  if (v.size() < 2) return INFINITY;
+  const RobustSpread s = robust_spread(v);
+  return s.sigma / s.median;
+}
+
+std::optional<double> drift(std::span<const double> baseline_medians) {
+  if (baseline_medians.size() < 2) return std::nullopt;
+  return baseline_medians.back() / baseline_medians.front();
+}
+
 double relative_stddev(std::span<const double> v) {
   if (v.size() < 2) return 0;
   double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
@@ -176,11 +200,8 @@ double clock_slope(std::span<const double> ns, std::span<const double> mhz) {
     if (pass == 1) break;
     std::vector<double> res(n);
     for (std::size_t i = 0; i < n; ++i) res[i] = y[i] - my - slope * (x[i] - mx);
-    std::vector<double> dev(res);
-    const double mid = median_in_place(dev);
-    for (std::size_t i = 0; i < n; ++i) dev[i] = std::fabs(res[i] - mid);
-    const double sigma = 1.4826 * median_in_place(dev);
-    for (std::size_t i = 0; i < n; ++i) use[i] = std::fabs(res[i] - mid) <= 5 * sigma;
+    const RobustSpread r = robust_spread(res);
+    for (std::size_t i = 0; i < n; ++i) use[i] = std::fabs(res[i] - r.median) <= 5 * r.sigma;
   }
   return std::clamp(slope, -1.0, 0.0);
 }

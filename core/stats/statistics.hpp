@@ -1,6 +1,6 @@
-// C8 statistics, as pure math on vectors of samples: no files, no plan, no results. A report
-// (report.hpp) feeds these functions with each arm's raw samples; docs/statistics.md explains every
-// quantity for a reviewer.
+// Statistics, as pure math on vectors of samples: no files, no plan, no results. The report builder
+// (report/report_builder.hpp) and the worker's stopping rule feed these functions with each arm's
+// raw samples; docs/statistics.md explains every quantity for a reviewer.
 //
 // Conventions. Times are nanoseconds. A speedup is baseline time / candidate time, so a value above
 // 1 means the candidate is faster. "A" arms measure the baseline, "B" arms the candidate; drift is
@@ -56,6 +56,25 @@ std::vector<Verdict> all_verdicts();
 // Median of `v`, reordering it (no copy: the bootstrap calls this millions of times). Throws when
 // empty. For an even count it is the mean of the two middle values.
 double median_in_place(std::span<double> v);
+// The same on a copy, for callers that keep their samples in order.
+double median(std::vector<double> v);
+
+// A robust centre and spread: the median and 1.4826 * MAD (the median absolute deviation from
+// the median). 1.4826 makes the spread equal the standard deviation for normally distributed data;
+// unlike the standard deviation, a few wild values (a preempted sample, an outlying residual)
+// hardly move it. Throws when empty.
+struct RobustSpread {
+  double median = 0;
+  double sigma = 0;  // 1.4826 * MAD
+};
+RobustSpread robust_spread(std::span<const double> v);
+// Robust relative noise of samples: 1.4826 * MAD / median. It is what the worker's stopping rule
+// judges and what a report shows as an arm's noise; infinite for fewer than two samples (no spread
+// can be judged yet).
+double robust_noise(std::span<const double> v);
+// Drift of a shape: the last baseline arm's median over the first one's (for A1, B, A2: A2 / A1),
+// given the baseline (A) arms' medians in execution order; absent with fewer than two A arms.
+std::optional<double> drift(std::span<const double> baseline_medians);
 // Sample standard deviation (n - 1) divided by the mean; 0 for fewer than two samples.
 double relative_stddev(std::span<const double> v);
 // Quantile of sorted data with linear interpolation between order statistics (Hyndman-Fan type 7,

@@ -15,13 +15,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A value as it appears in a message: its JSON text, cut short so that a hostile document cannot
+// make an error message as large as itself.
+std::string short_dump(const json& j) {
+  std::string v = j.dump();
+  if (v.size() > 40) v = v.substr(0, 37) + "...";
+  return v;
+}
+
 std::string type_of(const json& j) {
   if (j.is_number_integer()) return "integer " + j.dump();
   if (j.is_number()) return "number " + j.dump();
-  std::string t = j.type_name();
-  std::string v = j.dump();
-  if (v.size() > 40) v = v.substr(0, 37) + "...";
-  return t + " " + v;
+  return std::string(j.type_name()) + " " + short_dump(j);
 }
 
 template <typename T>
@@ -145,6 +150,41 @@ const json& object_field(const json& obj, const char* key, const std::string& wh
   if (!it->is_object())
     throw Error(where + ": field '" + key + "': expected an object, found " + type_of(*it));
   return *it;
+}
+
+const json& array_field(const json& obj, const char* key, const std::string& where) {
+  require_object(obj, where);
+  auto it = obj.find(key);
+  if (it == obj.end()) throw Error(where + ": missing field '" + key + "'");
+  if (!it->is_array()) throw Error(where + ": field '" + key + "': expected an array");
+  return *it;
+}
+
+std::vector<std::string> string_array(const json& obj, const char* key, const std::string& where) {
+  require_object(obj, where);
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array())
+    throw Error(where + ": field '" + key + "': expected an array of strings");
+  std::vector<std::string> out;
+  out.reserve(it->size());
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& item = (*it)[i];
+    if (!item.is_string())
+      throw Error(where + ": field '" + key + "[" + std::to_string(i) +
+                  "]': expected a string, found " + short_dump(item));
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+int schema_version(const json& obj, const std::string& where, int expected,
+                   const std::string& document, const std::string& fix) {
+  const int found = field<int>(obj, "schema_version", where);
+  if (found != expected)
+    throw Error(where + ": field 'schema_version': found " + std::to_string(found) +
+                ", this abharness reads " + document + " schema " + std::to_string(expected) +
+                (fix.empty() ? "" : ": " + fix));
+  return found;
 }
 
 template <typename T>

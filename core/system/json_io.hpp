@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace abh {
 
@@ -39,6 +40,16 @@ T field(const json& obj, const char* key, const std::string& where);
 template <typename T>
 T field_or(const json& obj, const char* key, const std::string& where, T fallback);
 const json& object_field(const json& obj, const char* key, const std::string& where);
+// "<where>: missing field 'x'" or "<where>: field 'x': expected an array".
+const json& array_field(const json& obj, const char* key, const std::string& where);
+// An array of strings (argv, kernel names, ...): "<where>: field 'x': expected an array of
+// strings" when it is missing or not an array, "<where>: field 'x[2]': expected a string, found 5"
+// for an item that is not a string.
+std::vector<std::string> string_array(const json& obj, const char* key, const std::string& where);
 void require_object(const json& j, const std::string& where);
+// A versioned document's "schema_version", refused unless it is `expected`: "<where>: field
+// 'schema_version': found 2, this abharness reads <document> schema 1", then ": <fix>" if given.
+int schema_version(const json& obj, const std::string& where, int expected,
+                   const std::string& document, const std::string& fix = "");
 
 }  // namespace abh

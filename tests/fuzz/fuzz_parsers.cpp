@@ -25,13 +25,13 @@
 
 #include "model/grid.hpp"
 #include "model/identity.hpp"
-#include "system/json_io.hpp"
 #include "model/manifest.hpp"
 #include "model/plan.hpp"
-#include "provenance/provenance.hpp"
-#include "report/report.hpp"
-#include "report/report_render.hpp"
 #include "model/result.hpp"
+#include "provenance/provenance.hpp"
+#include "report/report_json.hpp"
+#include "report/report_render.hpp"
+#include "system/json_io.hpp"
 #include "tactic_cache.hpp"
 
 namespace fs = std::filesystem;

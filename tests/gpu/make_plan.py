@@ -2,7 +2,7 @@
 """Writes a minimal one-arm plan.json so the GPU tests can drive abharness-worker without the
 orchestrator (which needs libgit2, absent on the GPU machine).
 
-Mirrors core/plan.cpp's schema (plan schema 1); if the plan schema changes, this file must too —
+Mirrors core/model/plan.cpp's schema (plan schema 1); if the plan schema changes, this file must too —
 the worker refuses a plan it cannot read, so a drift shows up as a failing test, not a wrong one.
 
 usage: make_plan.py RUN_DIR PLUGIN_SO ENV_JSON PARAMS_JSON [key=value ...]

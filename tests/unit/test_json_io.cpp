@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "system/error.hpp"
 #include "system/json_io.hpp"
@@ -104,4 +105,48 @@ TEST_CASE("json_io: an atomic write replaces the file whole and leaves no temp f
 TEST_CASE("json_io: the canonical text sorts keys and has no whitespace") {
   json j = json::parse(R"({ "b": [1, {"d": 1, "c": 2}], "a": "x" })");
   CHECK(canonical(j) == R"({"a":"x","b":[1,{"c":2,"d":1}]})");
+}
+
+TEST_CASE("json_io: string_array reads strings and names the field or item that is not one") {
+  const json j = json::parse(R"({"argv": ["cc", "-O2"], "empty": [], "mixed": ["a", 5],
+    "text": "cc", "deep": [{"a": "0123456789012345678901234567890123456789"}]})");
+  CHECK(string_array(j, "argv", "m.json") == std::vector<std::string>{"cc", "-O2"});
+  CHECK(string_array(j, "empty", "m.json").empty());
+  CHECK(error_of([&] { string_array(j, "missing", "m.json"); }) ==
+        "m.json: field 'missing': expected an array of strings");
+  CHECK(error_of([&] { string_array(j, "text", "m.json"); }) ==
+        "m.json: field 'text': expected an array of strings");
+  CHECK(error_of([&] { string_array(j, "mixed", "m.json"); }) ==
+        "m.json: field 'mixed[1]': expected a string, found 5");
+  // A large item is cut short in the message.
+  CHECK(error_of([&] { string_array(j, "deep", "m.json"); }) ==
+        "m.json: field 'deep[0]': expected a string, found "
+        "{\"a\":\"0123456789012345678901234567890...");
+  CHECK(error_of([&] { string_array(json::array(), "argv", "m.json"); }) ==
+        "m.json: expected a JSON object, found array []");
+}
+
+TEST_CASE("json_io: array_field refuses a missing field and one that is not an array") {
+  const json j = json::parse(R"({"list": [1, 2], "obj": {"k": 1}})");
+  CHECK(array_field(j, "list", "p.json").size() == 2);
+  CHECK(error_of([&] { array_field(j, "tasks", "p.json"); }) == "p.json: missing field 'tasks'");
+  CHECK(error_of([&] { array_field(j, "obj", "p.json"); }) ==
+        "p.json: field 'obj': expected an array");
+}
+
+TEST_CASE("json_io: schema_version accepts the expected version and says how to fix another") {
+  CHECK(schema_version(json{{"schema_version", 1}}, "plan.json", 1, "plan") == 1);
+  CHECK(error_of([] {
+          schema_version(json{{"schema_version", 2}}, "plan.json", 1, "plan", "re-run the sweep");
+        }) ==
+        "plan.json: field 'schema_version': found 2, this abharness reads plan schema 1: re-run "
+        "the sweep");
+  CHECK(error_of([] {
+          schema_version(json{{"schema_version", 0}}, "g.json", 1, "grid");
+        }) == "g.json: field 'schema_version': found 0, this abharness reads grid schema 1");
+  CHECK(error_of([] {
+          schema_version(json{{"schema_version", "1"}}, "g.json", 1, "grid");
+        }) == "g.json: field 'schema_version': expected an integer, found string \"1\"");
+  CHECK(error_of([] { schema_version(json::object(), "g.json", 1, "grid"); }) ==
+        "g.json: missing field 'schema_version'");
 }

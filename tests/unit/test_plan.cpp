@@ -76,11 +76,11 @@ TEST_CASE("plan: ill-typed fields name where they are") {
   SUBCASE("a recipe argv item") {
     j["variants"][0]["recipe"]["argv"][1] = 5;
     CHECK(error_from(j) ==
-          "plan.json.variants[0].recipe: field 'argv': expected an array of strings");
+          "plan.json.variants[0].recipe: field 'argv[1]': expected a string, found 5");
   }
   SUBCASE("the command") {
     j["command"] = {"abharness", 1};
-    CHECK(error_from(j) == "plan.json: field 'command': expected strings");
+    CHECK(error_from(j) == "plan.json: field 'command[1]': expected a string, found 1");
   }
   SUBCASE("tasks not an array") {
     j["tasks"] = json::object();

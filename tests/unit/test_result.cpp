@@ -83,7 +83,7 @@ TEST_CASE("result: samples and clock readings must be positive numbers") {
   SUBCASE("a kernel name that is not a string") {
     j["measurement"]["kernel_names"] = {1};
     CHECK(error_from(j) ==
-          "B.json.measurement: field 'kernel_names': expected an array of strings");
+          "B.json.measurement: field 'kernel_names[0]': expected a string, found 1");
   }
 }
 
@@ -118,9 +118,4 @@ TEST_CASE("result: results written before clocks and tactic choices were recorde
   CHECK(r.measurement.clock.sample_mhz.empty());
   CHECK(r.measurement.clock.peak_mhz == 0);
   CHECK(r.measurement.tactic_choice.empty());
-}
-
-TEST_CASE("result: median of an odd and an even count") {
-  CHECK(median({3, 1, 2}) == 2);
-  CHECK(median({4, 1, 3, 2}) == 2.5);
 }

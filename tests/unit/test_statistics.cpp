@@ -35,9 +35,11 @@ Aba make_aba(std::uint64_t seed, std::size_t n, double a_median, double b_median
   return s;
 }
 
+// The shape's drift as a report computes it, from its A arms' medians in execution order.
 std::optional<double> drift_of(const Aba& s) {
-  auto a1 = s.a[0], a2 = s.a[1];
-  return median_in_place(a2) / median_in_place(a1);
+  std::vector<double> medians;
+  for (const auto& a : s.a) medians.push_back(median(a));
+  return drift(medians);
 }
 
 Verdict verdict_of(const Aba& s, const StatsOptions& opt, std::uint64_t stream) {
@@ -71,6 +73,48 @@ TEST_CASE("statistics: median, relative stddev and quantiles of small known sets
   Interval ci = percentile_interval(reps, 0.95);
   CHECK(ci.lo == doctest::Approx(25));
   CHECK(ci.hi == doctest::Approx(975));
+}
+
+TEST_CASE("statistics: median of a copy, robust spread and robust noise of small known sets") {
+  const std::vector<double> odd = {5, 1, 3};
+  CHECK(median(odd) == 3);
+  CHECK(odd == std::vector<double>{5, 1, 3});  // the caller's order is kept
+  CHECK(median({4, 1, 3, 2}) == 2.5);
+  CHECK_THROWS_AS(median({}), Error);
+
+  // Deviations from the median 3 are {2, 1, 0, 1, 97}: their median is 1, and the outlier 100
+  // moves neither the centre nor the spread.
+  const std::vector<double> v = {1, 2, 3, 4, 100};
+  RobustSpread s = robust_spread(v);
+  CHECK(s.median == 3);
+  CHECK(s.sigma == doctest::Approx(1.4826));
+  CHECK(robust_noise(v) == doctest::Approx(1.4826 / 3));
+  CHECK(robust_spread(std::vector<double>{2, 4}).sigma == doctest::Approx(1.4826));
+  CHECK_THROWS_AS(robust_spread(std::vector<double>{}), Error);
+  // No spread can be judged from fewer than two samples.
+  CHECK(std::isinf(robust_noise(std::vector<double>{7})));
+  CHECK(std::isinf(robust_noise(std::vector<double>{})));
+  CHECK(robust_noise(std::vector<double>{5, 5, 5}) == 0);
+}
+
+TEST_CASE("statistics: robust noise equals the relative spread of normal samples, unlike stddev") {
+  Rng rng(11);
+  std::vector<double> v(20000);
+  for (double& x : v) x = 1e5 * (1 + 0.01 * rng.normal());
+  CHECK(robust_noise(v) == doctest::Approx(0.01).epsilon(0.03));
+  CHECK(relative_stddev(v) == doctest::Approx(0.01).epsilon(0.03));
+  // One preempted sample (1000x the others) blows up the standard deviation, not the noise.
+  v.push_back(1e8);
+  CHECK(robust_noise(v) == doctest::Approx(0.01).epsilon(0.03));
+  CHECK(relative_stddev(v) > 0.5);
+}
+
+TEST_CASE("statistics: drift is the last baseline median over the first") {
+  CHECK_FALSE(drift(std::vector<double>{}).has_value());
+  CHECK_FALSE(drift(std::vector<double>{100}).has_value());  // one A arm: nothing to compare
+  CHECK(*drift(std::vector<double>{100, 105}) == doctest::Approx(1.05));
+  // A1, A2, A3 (several rounds): only the first and the last count.
+  CHECK(*drift(std::vector<double>{100, 50, 95}) == doctest::Approx(0.95));
 }
 
 TEST_CASE("statistics: the random streams are fixed by the seed and the index draw is uniform") {

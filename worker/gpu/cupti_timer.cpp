@@ -25,6 +25,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "model/worker_protocol.hpp"
+#include "system/text.hpp"
 #include "timer.hpp"
 
 namespace abh::worker::gpu {
@@ -177,12 +178,6 @@ Drained drain() {
   return d;
 }
 
-std::string join_names(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 // Runs `count` timed iterations, each between a push and a pop of its own external correlation
 // id (base, base + 1, ...), with the hooks outside that window.
 void run_iterations(uint64_t base, int count, const SampleHooks& hooks,
@@ -289,8 +284,8 @@ class CuptiTimer final : public Timer {
         names_ = names;
       } else if (sorted != first_sorted) {
         throw Error("the kernels of timed iteration " + std::to_string(i) + " [" +
-                    join_names(names) + "] differ from those of iteration 0 [" +
-                    join_names(names_) +
+                    join(names, ", ") + "] differ from those of iteration 0 [" +
+                    join(names_, ", ") +
                     "]: the plugin changed its tactic mid-measurement; samples would mix kernels");
       }
       out.push_back(ns);

@@ -11,6 +11,7 @@
 
 #include "gpu/gpu_session.hpp"
 #include "gpu/nvml.hpp"
+#include "system/text.hpp"
 
 namespace abh::worker::gpu {
 namespace {
@@ -191,8 +192,7 @@ std::pair<bool, std::string> judge_throttling(const Telemetry& t, const ClockChe
       if (b.bit != 0x4ULL) beyond_power_cap = true;
     }
   }
-  std::string reported;
-  for (const auto& n : slowdowns) reported += (reported.empty() ? "" : ", ") + n;
+  const std::string reported = join(slowdowns, ", ");
   if (c.floor_mhz <= 0) {
     if (slowdowns.empty()) return {false, ""};
     return {true, "the GPU reported a clock slowdown during this arm (" + reported +

@@ -1,0 +1,264 @@
+#include "report/report_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "report/layer_summary.hpp"
+#include "system/error.hpp"
+#include "system/version.hpp"
+
+namespace abh {
+namespace {
+
+// Why a result cannot be used as a measurement, or "" when it can.
+std::string unusable_reason(const ArmResult& r) {
+  if (!r.correctness.passed)
+    return "output verification failed (max relative error " +
+           std::to_string(r.correctness.max_rel_error) + ", tolerance " +
+           std::to_string(r.correctness.tolerance) + ")";
+  const auto& s = r.measurement.samples_ns;
+  if (s.empty()) return "result has no samples";
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (!(s[i] > 0) || !std::isfinite(s[i]))
+      return "sample " + std::to_string(i) + " is " + std::to_string(s[i]) +
+             " ns: times must be positive and finite";
+  return "";
+}
+
+// flops / ns = GFLOP/s; bytes / ns = GB/s, at the arm's (possibly clock-normalized) median.
+void set_rates(ArmStats& a, const Measurement& m) {
+  if (m.flops > 0) a.tflops = m.flops / a.median_ns / 1e3;
+  if (m.min_bytes > 0) a.gbps = m.min_bytes / a.median_ns;
+}
+
+// Every sample of a valid GPU arm has its clock: the shape can be compared at one clock.
+bool clocked(const ArmResult& r) {
+  const auto& m = r.measurement;
+  return !m.clock.sample_mhz.empty() && m.clock.sample_mhz.size() == m.samples_ns.size();
+}
+
+ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
+  ArmStats a;
+  a.arm = t.arm;
+  a.variant = t.variant;
+  a.round = t.round;
+  if (!o) {
+    a.failure = "no outcome (the arm was not run)";
+    return a;
+  }
+  if (o->result) {
+    // Flagged even when the arm failed for another reason: the reader should know both.
+    a.throttled = o->result->telemetry.throttled;
+    a.throttle_note = o->result->telemetry.note;
+  }
+  if (!o->result) {
+    a.failure = o->failure.empty() ? "no result and no recorded reason" : o->failure;
+    return a;
+  }
+  const ArmResult& r = *o->result;
+  if (std::string why = unusable_reason(r); !why.empty()) {
+    a.failure = why;
+    return a;
+  }
+  const Measurement& m = r.measurement;
+  a.ok = true;
+  a.median_ns = median(m.samples_ns);
+  a.raw_median_ns = a.median_ns;
+  a.min_ns = *std::min_element(m.samples_ns.begin(), m.samples_ns.end());
+  // The worker's own robust noise (robust_noise in statistics.hpp), so the column agrees with
+  // the stop reason it recorded.
+  a.noise = m.noise;
+  a.samples = m.samples_ns.size();
+  a.timer = m.timer;
+  a.stop_reason = m.stop_reason;
+  a.kernel_names = m.kernel_names;
+  a.tactic = m.tactic;
+  if (!m.clock.sample_mhz.empty()) a.median_mhz = median(m.clock.sample_mhz);
+  set_rates(a, m);
+  return a;
+}
+
+using ArmKey = std::pair<std::string, std::string>;  // (shape, arm)
+
+std::map<ArmKey, const ArmOutcome*> index_outcomes(const Plan& plan,
+                                                   const std::vector<ArmOutcome>& outcomes) {
+  std::map<ArmKey, const ArmOutcome*> by_arm;
+  for (const auto& o : outcomes) {
+    const Task* planned = plan.find_task(o.task.shape, o.task.arm);
+    if (!planned || !(*planned == o.task))
+      throw Error("report: outcome for " + o.task.shape + "/" + o.task.arm +
+                  " is not a task of plan " + plan.run_id +
+                  ": validate the run directory (abharness verify) before reporting");
+    if (!by_arm.emplace(ArmKey{o.task.shape, o.task.arm}, &o).second)
+      throw Error("report: two outcomes for " + o.task.shape + "/" + o.task.arm);
+  }
+  return by_arm;
+}
+
+// The candidate's median clock against the baseline's, when every arm recorded its clocks.
+void clock_gap(ShapeRow& row) {
+  double a = 0, b = 0;
+  int na = 0, nb = 0;
+  for (const ArmStats& arm : row.arms) {
+    if (!arm.median_mhz) return;
+    (arm.variant == "baseline" ? a : b) += *arm.median_mhz;
+    ++(arm.variant == "baseline" ? na : nb);
+  }
+  if (na > 0 && nb > 0) row.clock_gap = (b / nb) / (a / na) - 1;
+}
+
+// Fills the row's speedup, interval, drift and verdict from its (all valid) arms.
+RatioEstimate compare(ShapeRow& row, const std::vector<std::vector<double>>& a_samples,
+                      const std::vector<std::vector<double>>& b_samples, const StatsOptions& opt) {
+  RatioEstimate e = bootstrap_ratio(a_samples, b_samples, opt, stream_seed(opt.seed, row.shape));
+  row.baseline_ns = e.baseline_ns;
+  row.candidate_ns = e.candidate_ns;
+  row.speedup = e.ratio;
+  row.ci = e.ci;
+  std::vector<double> baseline_medians;
+  for (const auto& a : row.arms)
+    if (a.variant == "baseline") baseline_medians.push_back(a.median_ns);
+  row.drift = drift(baseline_medians);
+  row.verdict = classify(e.ci, row.drift, opt.noise_band);
+  return e;
+}
+
+ShapeRow shape_row(const Plan& plan, const Shape& shape,
+                   const std::map<ArmKey, const ArmOutcome*>& outcomes, const StatsOptions& opt,
+                   std::optional<RatioEstimate>& estimate) {
+  ShapeRow row;
+  row.shape = shape.id;
+  row.label = shape.label;
+  std::vector<std::vector<double>> a_samples, b_samples;
+  std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
+  std::string failures;
+  bool all_clocked = true;
+  for (const Task& t : plan.tasks) {
+    if (t.shape != shape.id) continue;
+    auto it = outcomes.find({t.shape, t.arm});
+    ArmStats a = arm_stats(t, it == outcomes.end() ? nullptr : it->second);
+    if (a.throttled) row.throttled_arms.push_back(a.arm);
+    if (!a.ok) failures += (failures.empty() ? "" : "; ") + a.arm + ": " + a.failure;
+    measured.push_back(a.ok ? &it->second->result->measurement : nullptr);
+    if (a.ok) all_clocked = all_clocked && clocked(*it->second->result);
+    row.arms.push_back(std::move(a));
+  }
+  if (failures.empty() && !row.arms.empty()) clock_gap(row);
+  // At one clock: each arm's samples moved along its own fitted line to the shape's reference
+  // clock (statistics.hpp); the medians, the interval and the drift are then all at that clock.
+  const bool normalize = opt.clock_normalize && all_clocked && failures.empty();
+  if (normalize) {
+    std::vector<double> pooled;
+    for (const Measurement* m : measured)
+      pooled.insert(pooled.end(), m->clock.sample_mhz.begin(), m->clock.sample_mhz.end());
+    row.reference_mhz = median_in_place(pooled);
+  }
+  for (std::size_t i = 0; i < row.arms.size(); ++i) {
+    ArmStats& a = row.arms[i];
+    if (!a.ok) continue;
+    const Measurement& m = *measured[i];
+    std::vector<double> samples = m.samples_ns;
+    if (normalize) {
+      a.clock_slope = clock_slope(m.samples_ns, m.clock.sample_mhz);
+      samples =
+          clock_adjusted(m.samples_ns, m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
+      a.median_ns = median(samples);
+      set_rates(a, m);
+    }
+    (a.variant == "baseline" ? a_samples : b_samples).push_back(std::move(samples));
+  }
+  if (row.arms.empty()) failures = "the plan has no arms for this shape";
+  if (failures.empty() && (a_samples.empty() || b_samples.empty()))
+    failures = "the schedule has no baseline or no candidate arm for this shape";
+  if (!failures.empty()) {
+    row.verdict = Verdict::failed;
+    row.failure = failures;
+    return row;
+  }
+  estimate = compare(row, a_samples, b_samples, opt);
+  return row;
+}
+
+Summary summarize(const std::vector<ShapeRow>& rows,
+                  const std::vector<const RatioEstimate*>& estimates, const StatsOptions& opt) {
+  Summary s;
+  for (Verdict v : all_verdicts()) s.verdicts[to_string(v)] = 0;
+  s.shapes_total = static_cast<int>(rows.size());
+  for (const auto& row : rows) {
+    ++s.verdicts[to_string(row.verdict)];
+    if (!row.throttled_arms.empty()) ++s.shapes_throttled;
+    if (!row.speedup) continue;
+    if (!s.min_speedup || *row.speedup < s.min_speedup->speedup)
+      s.min_speedup = Extreme{row.shape, *row.speedup};
+    if (!s.max_speedup || *row.speedup > s.max_speedup->speedup)
+      s.max_speedup = Extreme{row.shape, *row.speedup};
+  }
+  s.shapes_failed = s.verdicts["failed"];
+  s.shapes_compared = s.shapes_total - s.shapes_failed;
+  s.improved = s.verdicts["faster"];
+  s.regressed = s.verdicts["slower"];
+  if (estimates.empty()) return s;
+  AggregateEstimate a = aggregate(estimates, opt);
+  s.geomean = a.geomean;
+  s.geomean_ci = a.geomean_ci;
+  s.geomean_verdict = classify(a.geomean_ci, std::nullopt, opt.noise_band);
+  s.baseline_total_ns = a.baseline_total_ns;
+  s.candidate_total_ns = a.candidate_total_ns;
+  s.summed_time_ratio = a.summed_ratio;
+  s.summed_time_ratio_ci = a.summed_ratio_ci;
+  return s;
+}
+
+Provenance provenance(const Plan& plan, const std::string& result_set_digest) {
+  Provenance p;
+  p.run_id = plan.run_id;
+  p.harness_version = plan.harness_version;
+  p.created_at = plan.created_at;
+  p.repo = plan.repo;
+  p.plugin_target = plan.plugin_target;
+  p.command = plan.command;
+  p.worker_sha256 = plan.worker_sha256;
+  p.result_set_digest = result_set_digest;
+  for (const auto& v : plan.variants)
+    p.variants.push_back({v.name, v.source.requested, v.source.kind, v.source.commit,
+                          v.source.digest, v.source.tracked_diff_sha256, v.source.untracked_sha256,
+                          v.plugin_sha256, v.toolchain_id});
+  p.machine = plan.machine;
+  p.settings = plan.settings;
+  p.schedule = plan.schedule;
+  return p;
+}
+
+}  // namespace
+
+Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
+                    const StatsOptions& opt, const std::string& result_set_digest,
+                    const RooflineContext& roofline) {
+  validate(opt);
+  const auto by_arm = index_outcomes(plan, outcomes);
+  Report r;
+  r.schema_version = kReportSchemaVersion;
+  r.stats = opt;
+  // Estimates live beside the rows (they carry the bootstrap replicates the aggregate needs).
+  std::vector<std::optional<RatioEstimate>> estimates(plan.shapes.size());
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i)
+    r.shapes.push_back(shape_row(plan, plan.shapes[i], by_arm, opt, estimates[i]));
+  std::vector<const RatioEstimate*> compared;
+  for (const auto& e : estimates)
+    if (e) compared.push_back(&*e);
+  r.summary = summarize(r.shapes, compared, opt);
+  r.sol = add_speed_of_light(plan, roofline, r.shapes);
+  r.layer = layer_summary(plan, r.shapes);
+  r.provenance = provenance(plan, result_set_digest);
+  return r;
+}
+
+int count_regressions(const Report& r) {
+  int n = 0;
+  for (const auto& s : r.shapes) n += s.verdict == Verdict::slower;
+  return n;
+}
+
+}  // namespace abh

@@ -1,0 +1,196 @@
+// The report builder on an in-memory plan and outcomes: per-shape speedups, verdicts and failed
+// shapes, missing and unplanned arms, multi-arm schedules, and comparison at one SM clock.
+#include <doctest/doctest.h>
+
+#include "report_fixtures.hpp"
+
+using namespace abh;
+using namespace abh::test;
+
+TEST_CASE("report: per-shape speedups, verdicts and failed shapes") {
+  Report r = sample_report();
+  REQUIRE(r.shapes.size() == 4);
+  const ShapeRow &fast = r.shapes[0], &same = r.shapes[1], &slow = r.shapes[2],
+                 &failed = r.shapes[3];
+  CHECK(fast.verdict == Verdict::faster);
+  CHECK(*fast.speedup == doctest::Approx(10000.0 / 9000).epsilon(0.005));
+  CHECK(fast.ci->lo < *fast.speedup);
+  CHECK(fast.ci->hi > *fast.speedup);
+  CHECK(*fast.drift == doctest::Approx(1).epsilon(0.005));
+  CHECK(fast.label == kAwkwardLabel);
+  CHECK(same.verdict == Verdict::same);
+  CHECK(same.throttled_arms == std::vector<std::string>{"B"});
+  CHECK(slow.verdict == Verdict::slower);
+  CHECK(failed.verdict == Verdict::failed);
+  CHECK(!failed.speedup);
+  CHECK(!failed.ci);
+  CHECK(failed.failure.find("A2: exit code 3") != std::string::npos);
+
+  // Per-arm figures.
+  const ArmStats& a1 = fast.arms[0];
+  CHECK(a1.arm == "A1");
+  CHECK(a1.ok);
+  CHECK(a1.samples == 40);
+  CHECK(a1.median_ns == doctest::Approx(10000).epsilon(0.005));
+  CHECK(a1.min_ns <= a1.median_ns);
+  CHECK(a1.noise == doctest::Approx(0.002).epsilon(0.5));
+  CHECK(a1.kernel_names.size() == 2);
+  CHECK(a1.tactic == "tile=128x64,split=2");
+  // 2 * 128 * 4096^2 flops in ~10 us = ~0.43 TFLOP/s.
+  CHECK(*a1.tflops == doctest::Approx(2.0 * 128 * 4096 * 4096 / a1.median_ns / 1e3));
+  CHECK(*a1.gbps > 0);
+  CHECK(!failed.arms[2].ok);
+  CHECK(failed.arms[2].arm == "A2");
+
+  // Summary: the failed shape is out of every aggregate.
+  const Summary& s = r.summary;
+  CHECK(s.shapes_total == 4);
+  CHECK(s.shapes_compared == 3);
+  CHECK(s.shapes_failed == 1);
+  CHECK(s.shapes_throttled == 1);
+  CHECK(s.improved == 1);
+  CHECK(s.regressed == 1);
+  CHECK(s.verdicts.at("same") == 1);
+  CHECK(s.verdicts.at("unstable") == 0);
+  CHECK(*s.geomean ==
+        doctest::Approx(std::cbrt(*fast.speedup * *same.speedup * *slow.speedup)).epsilon(1e-12));
+  CHECK(*s.summed_time_ratio ==
+        doctest::Approx((*fast.baseline_ns + *same.baseline_ns + *slow.baseline_ns) /
+                        (*fast.candidate_ns + *same.candidate_ns + *slow.candidate_ns)));
+  CHECK(s.min_speedup->shape == slow.shape);
+  CHECK(s.max_speedup->shape == fast.shape);
+  CHECK(count_regressions(r) == 1);
+
+  // Provenance comes from the plan and the caller.
+  CHECK(r.provenance.result_set_digest == "sha256:" + std::string(64, 'r'));
+  CHECK(r.provenance.variants.size() == 2);
+  CHECK(r.provenance.variants[1].requested == kWorktree);
+  CHECK(r.provenance.machine[0].gpu->uuid == "GPU-1234");
+  CHECK(r.provenance.command.size() == 6);
+}
+
+TEST_CASE("report: missing, unplanned, duplicate and wrong-output arms") {
+  Plan p = make_plan(2);
+  auto outcomes = make_outcomes(p);
+
+  auto missing = outcomes;
+  missing.pop_back();  // the last shape's A2
+  Report r = build_report(p, missing, {}, "d");
+  CHECK(r.shapes[1].verdict == Verdict::failed);
+  CHECK(r.shapes[1].failure.find("no outcome") != std::string::npos);
+  CHECK(r.summary.shapes_compared == 1);
+
+  auto wrong = outcomes;
+  wrong[0].result->correctness.passed = false;
+  r = build_report(p, wrong, {}, "d");
+  CHECK(r.shapes[0].verdict == Verdict::failed);
+  CHECK(r.shapes[0].failure.find("output verification failed") != std::string::npos);
+
+  auto unplanned = outcomes;
+  unplanned[0].task.arm = "A9";
+  CHECK_THROWS_AS(build_report(p, unplanned, {}, "d"), Error);
+  auto duplicate = outcomes;
+  duplicate.push_back(outcomes[0]);
+  CHECK_THROWS_AS(build_report(p, duplicate, {}, "d"), Error);
+
+  // Nothing comparable: no aggregates, and every format still renders.
+  std::vector<ArmOutcome> none;
+  r = build_report(p, none, {}, "d");
+  CHECK(r.summary.shapes_compared == 0);
+  CHECK(!r.summary.geomean);
+  CHECK(schema_errors(to_json(r)).empty());
+  for (const auto& f : report_formats()) CHECK(!render(r, f, {}).empty());
+  CHECK(report_from_json(to_json(r), "none").summary == r.summary);
+}
+
+TEST_CASE("report: ABBA averages both B arms, a single A arm has no drift") {
+  Plan p = make_plan(1, "abba");
+  auto outcomes = make_outcomes(p);
+  Report r = build_report(p, outcomes, {}, "d");
+  const ShapeRow& row = r.shapes[0];
+  REQUIRE(row.arms.size() == 4);
+  CHECK(row.arms[1].arm == "B1");
+  CHECK(row.arms[2].arm == "B2");
+  double a = (row.arms[0].median_ns + row.arms[3].median_ns) / 2;
+  double b = (row.arms[1].median_ns + row.arms[2].median_ns) / 2;
+  CHECK(*row.speedup == doctest::Approx(a / b).epsilon(1e-12));
+  CHECK(*row.drift == doctest::Approx(row.arms[3].median_ns / row.arms[0].median_ns));
+
+  Plan q = make_plan(1, "random");  // one block: AB or BA
+  r = build_report(q, make_outcomes(q), {}, "d");
+  CHECK(r.shapes[0].speedup);
+  CHECK(!r.shapes[0].drift);
+  CHECK(r.shapes[0].verdict == Verdict::faster);
+}
+
+TEST_CASE("report: arms at different clocks are compared at one clock, unless asked not to") {
+  Plan p = make_plan(1);
+  // A2 ran 5 % below A1's clock: raw, the baseline "drifted" 5 % and the shape is unstable.
+  const double mhz[3] = {1500, 1450, 1425};
+  auto outcomes = clocked_outcomes(p, mhz);
+  StatsOptions raw;
+  raw.clock_normalize = false;
+  Report r0 = build_report(p, outcomes, raw, "d");
+  REQUIRE(r0.shapes[0].drift);
+  CHECK(*r0.shapes[0].drift == doctest::Approx(1500.0 / 1425).epsilon(0.005));
+  CHECK(r0.shapes[0].verdict == Verdict::unstable);
+  CHECK(!r0.shapes[0].reference_mhz);
+
+  Report r = build_report(p, outcomes, {}, "d");
+  const ShapeRow& row = r.shapes[0];
+  REQUIRE(row.reference_mhz);
+  CHECK(*row.reference_mhz == doctest::Approx(1450).epsilon(0.02));
+  CHECK(std::fabs(*row.drift - 1) < 0.002);
+  CHECK(row.verdict == Verdict::same);
+  CHECK(*row.speedup == doctest::Approx(1).epsilon(0.002));
+  for (const ArmStats& a : row.arms) {
+    CHECK(*a.clock_slope == doctest::Approx(-1).epsilon(0.03));
+    CHECK(a.median_ns == doctest::Approx(1.5e9 / *row.reference_mhz).epsilon(0.002));
+    CHECK(a.raw_median_ns != doctest::Approx(a.median_ns).epsilon(0.005));
+  }
+  // The candidate ran 3 % slower clocks than the baseline: recorded, so a reader can see it.
+  REQUIRE(row.clock_gap);
+  CHECK(*row.clock_gap == doctest::Approx(1450.0 / 1462.5 - 1).epsilon(0.2));
+  auto rows = parse_csv(render(r, "csv", {}));
+  REQUIRE(rows.size() == 2);
+  auto col = [&](const std::string& name) { return csv_column(rows, name); };
+  CHECK(std::stod(rows[1][col("reference_mhz")]) == *row.reference_mhz);
+  CHECK(std::stod(rows[1][col("A2_raw_median_ns")]) == row.arms[2].raw_median_ns);
+  CHECK(std::stod(rows[1][col("B_clock_slope")]) == *row.arms[1].clock_slope);
+  CHECK(rows[0].back() == "A2_failure");
+  check_round_trip(r);
+  CHECK(schema_errors(to_json(r)).empty());
+}
+
+TEST_CASE("report: a shape with an unclocked arm is compared as measured, and says so") {
+  Plan p = make_plan(1);
+  const double mhz[3] = {1500, 1450, 1425};
+  auto outcomes = clocked_outcomes(p, mhz);
+  outcomes[1].result->measurement.clock.sample_mhz.clear();  // B from before clocks were recorded
+  Report r = build_report(p, outcomes, {}, "d");
+  CHECK(!r.shapes[0].reference_mhz);
+  CHECK(r.shapes[0].arms[1].median_ns == r.shapes[0].arms[1].raw_median_ns);
+  const std::string term = render(r, "terminal", {});
+  CHECK(term.find("compared as measured, not at one clock: arm(s) B") != std::string::npos);
+}
+
+TEST_CASE(
+    "report: a real speedup survives clock normalization, a memory-bound time is left alone") {
+  Plan p = make_plan(1);
+  const double mhz[3] = {1500, 1400, 1500};
+  // The candidate needs 10 % fewer cycles but, drawing more power, ran at a 7 % lower clock.
+  Report r = build_report(p, clocked_outcomes(p, mhz, 1.35e6), {}, "d");
+  CHECK(*r.shapes[0].speedup == doctest::Approx(1.5 / 1.35).epsilon(0.003));
+  CHECK(r.shapes[0].verdict == Verdict::faster);
+  StatsOptions raw;
+  raw.clock_normalize = false;
+  Report r0 = build_report(p, clocked_outcomes(p, mhz, 1.35e6), raw, "d");
+  CHECK(*r0.shapes[0].speedup == doctest::Approx(1.5 / 1.35 * 1400 / 1500).epsilon(0.005));
+
+  Report m = build_report(p, clocked_outcomes(p, mhz, 1.5e6, false), {}, "d");
+  for (const ArmStats& a : m.shapes[0].arms) {
+    CHECK(std::fabs(*a.clock_slope) < 0.1);
+    CHECK(a.median_ns == doctest::Approx(a.raw_median_ns).epsilon(0.002));
+  }
+  CHECK(*m.shapes[0].speedup == doctest::Approx(1).epsilon(0.002));
+}
