@@ -86,6 +86,8 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
   c.add_option("--resume", f.resume_dir, "continue this run directory instead of a new one");
   c.add_option("--gpus", p.gpus, "GPU indices or UUIDs, comma-separated; shapes are sharded")
       ->capture_default_str();
+  c.add_option("--python", p.python,
+               "interpreter of Python plugins (default: the manifest's, else python3 on PATH)");
   c.add_option("--schedule", p.schedule.name, "aba | abba | random")->capture_default_str();
   c.add_option("--rounds", p.schedule.rounds, "blocks per shape")->capture_default_str();
   c.add_option("--schedule-seed", p.schedule.seed, "seed of the random block order")

@@ -1,5 +1,6 @@
 #include "paths.hpp"
 
+#include "model/worker_protocol.hpp"
 #include "system/data_dir.hpp"
 #include "system/error.hpp"
 
@@ -14,6 +15,10 @@ fs::path worker_binary() {
                 (l.build_tree ? " (build the 'abharness-worker' target)"
                               : " beside abharness (reinstall, or rebuild the bundle)"));
   return w;
+}
+
+fs::path python_launcher(const fs::path& worker) {
+  return worker.parent_path() / worker_protocol::kPythonLauncher;
 }
 
 fs::path plugin_include_dir() {

@@ -1,12 +1,15 @@
 #include "planner.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <random>
 #include <sstream>
 
+#include "interpreter_probe.hpp"
 #include "model/worker_protocol.hpp"
+#include "paths.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/sha256.hpp"
@@ -40,10 +43,11 @@ bool any_cuda(const Plan& p) {
                    "must not be mixed)");
 }
 
-// The worker binary and each plugin must be the files the plan hashed; a WORKTREE variant's
+// The worker's files and each plugin must be the files the plan hashed; a WORKTREE variant's
 // sources must still have the planned identity.
 void check_binaries_and_sources(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
-  std::string w = sha256_file(worker);
+  std::string w =
+      worker_protocol::worker_digest(worker_protocol::worker_files(worker.parent_path()));
   if (w != plan.worker_sha256)
     refuse_resume(run_dir, "the worker binary changed since the plan (plan " +
                                plan.worker_sha256.substr(0, 12) + ", now " + w.substr(0, 12) + ")");
@@ -51,7 +55,7 @@ void check_binaries_and_sources(const fs::path& run_dir, const Plan& plan, const
     fs::path plugin = run_dir / v.plugin;
     if (!fs::exists(plugin))
       refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " is missing");
-    std::string h = sha256_file(plugin);
+    std::string h = plugin_digest(run_dir, v);
     if (h != v.plugin_sha256)
       refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " changed (plan " +
                                  v.plugin_sha256.substr(0, 12) + ", now " + h.substr(0, 12) + ")");
@@ -170,11 +174,20 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.repo = resolved.repo.string();
   plan.plugin_target = req.target;
   plan.command = req.argv;
-  plan.worker_sha256 = sha256_file(worker);
+  plan.worker_sha256 =
+      worker_protocol::worker_digest(worker_protocol::worker_files(worker.parent_path()));
   for (auto [name, src] :
        {std::pair{"baseline", &resolved.baseline}, std::pair{"candidate", &resolved.candidate}})
     plan.variants.push_back(prepare_variant(resolved.repo, VariantRequest{name, *src, req.target},
                                             run_dir, cache_root, worker, std::cerr));
+  if (std::any_of(plan.variants.begin(), plan.variants.end(),
+                  [](const Variant& v) { return v.is_python(); })) {
+    plan.python = describe_interpreter(requested_interpreter(req.python, plan.variants),
+                                       python_launcher(worker), run_dir / "logs" / "probe");
+    std::cerr << "python: " << plan.python->executable << " " << plan.python->version << " ("
+              << plan.python->distributions.size() << " distributions, digest "
+              << plan.python->distributions_sha256.substr(0, 12) << ")\n";
+  }
   plan.shapes = resolved.grid.shapes;
   plan.settings = req.settings;
   auto gpus = split_gpus(req.gpus);
@@ -198,6 +211,9 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
     throw UsageError("cannot resume " + run_dir.string() + ": the plan compares '" +
                      plan.variants[0].source.requested + "' with '" +
                      plan.variants[1].source.requested + "'");
+  if (!requested.python.empty() && plan.python && requested.python != plan.python->requested)
+    throw UsageError("cannot resume " + run_dir.string() + ": --python " + requested.python +
+                     " differs from the plan's interpreter '" + plan.python->requested + "'");
   if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
     throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
                      " differs from the plan's shapes");
@@ -205,6 +221,12 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
 
 void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
   check_binaries_and_sources(run_dir, plan, worker);
+  if (plan.python) {
+    const std::string changes =
+        interpreter_changes(*plan.python, python_launcher(worker), run_dir / "logs" / "probe");
+    if (!changes.empty())
+      refuse_resume(run_dir, "the Python interpreter changed since the plan (" + changes + ")");
+  }
   check_machine(run_dir, plan, worker);
 }
 

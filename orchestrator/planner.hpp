@@ -27,6 +27,7 @@ struct PlanRequest {
   std::string grid;  // path of the shapes file
   std::string target = "cpu";
   std::string gpus = "0";  // --gpus: indices or UUIDs, comma-separated
+  std::string python;      // --python: the interpreter of Python plugins (empty: the default)
   ScheduleOptions schedule;
   MeasureSettings settings;
   std::vector<std::string> argv;  // the command line, recorded in the plan
@@ -72,7 +73,7 @@ void check_same_sweep(const std::filesystem::path& run_dir, const Plan& plan,
                       const PlanRequest& requested);
 
 // Refuses (UsageError) to resume when anything the plan fixed has changed: the worker binary, a
-// plugin, a WORKTREE variant's identity, or the machine.
+// plugin, a WORKTREE variant's identity, the Python interpreter, or the machine.
 void check_resumable(const std::filesystem::path& run_dir, const Plan& plan,
                      const std::filesystem::path& worker);
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "model/worker_protocol.hpp"
+#include "paths.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/process.hpp"
@@ -106,8 +107,15 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
   const fs::path result = result_path(run_dir, t);
   fs::create_directories(result.parent_path());
   SpawnSpec spec;
-  spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm);
-  spec.argv.insert(spec.argv.begin(), worker.string());
+  // A Python plugin's arm is the user's interpreter on the Python launcher, which calls the same
+  // engine as abharness-worker (docs/python.md).
+  if (plan.variant(t.variant).is_python()) {
+    spec.argv = worker_protocol::python_run_command(
+        plan.python->executable, python_launcher(worker), run_dir, t.shape, t.arm);
+  } else {
+    spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm);
+    spec.argv.insert(spec.argv.begin(), worker.string());
+  }
   spec.stdout_path = log_path(run_dir, t, "out");
   spec.stderr_path = log_path(run_dir, t, "err");
   spec.timeout_s = plan.settings.arm_timeout_s;

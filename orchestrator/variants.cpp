@@ -71,17 +71,27 @@ class BuildTicker {
   bool done_ = false;
   std::thread thread_;  // last: started once every member it reads exists
 };
+// A Python plugin is its sources: the variant's plugin is that directory and its digest the
+// tree's; the manifest says where its work runs. Nothing is imported here.
+void describe_python_variant(const fs::path& src, const fs::path& run_dir, Variant& v,
+                             std::ostream& log) {
+  v.plugin = fs::relative(src, run_dir).generic_string();
+  v.plugin_sha256 = sha256_tree(src);
+  v.device = v.recipe.python->device;
+  log << v.name << ": Python plugin " << v.recipe.python->module << "." << v.recipe.python->entry
+      << " (" << v.device << "; sources " << v.plugin << " sha256 " << v.plugin_sha256.substr(0, 12)
+      << ")\n";
+}
 
 }  // namespace
 
-json worker_json(const fs::path& worker, const std::vector<std::string>& args,
-                 const fs::path& scratch_dir, const std::map<std::string, std::string>& env) {
+json command_json(const std::vector<std::string>& argv, const std::string& what,
+                  const std::string& tag, const fs::path& scratch_dir,
+                  const std::map<std::string, std::string>& env) {
   fs::create_directories(scratch_dir);
   SpawnSpec spec;
   spec.env = env;
-  spec.argv.push_back(worker.string());
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  std::string tag = args.empty() ? "worker" : args[0];
+  spec.argv = argv;
   spec.stdout_path = scratch_dir / (tag + ".out");
   spec.stderr_path = scratch_dir / (tag + ".err");
   spec.timeout_s = 120;
@@ -89,9 +99,17 @@ json worker_json(const fs::path& worker, const std::vector<std::string>& args,
   if (!st.ok()) {
     std::string err = read_text_file(spec.stderr_path, 1u << 16);
     while (!err.empty() && std::isspace(static_cast<unsigned char>(err.back()))) err.pop_back();
-    throw Error("abharness-worker " + tag + " failed (" + st.describe() + "): " + err);
+    throw Error(what + " failed (" + st.describe() + "): " + err);
   }
-  return parse_json(read_text_file(spec.stdout_path), "output of abharness-worker " + tag);
+  return parse_json(read_text_file(spec.stdout_path), "output of " + what);
+}
+
+json worker_json(const fs::path& worker, const std::vector<std::string>& args,
+                 const fs::path& scratch_dir, const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv{worker.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const std::string tag = args.empty() ? "worker" : args[0];
+  return command_json(argv, "abharness-worker " + tag, tag, scratch_dir, env);
 }
 
 Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const fs::path& run_dir,
@@ -116,37 +134,50 @@ Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const f
     recipe = load_recipe(src, req.target, vars);
     // The plugin headers are an input of every build: hashing them into the recipe's environment
     // puts them in the build cache key, so a plugin built against older headers is never reused.
-    recipe.env["ABHARNESS_HEADERS_SHA256"] =
-        plugin_headers_digest(fs::path(vars.abharness_include) / "abharness");
+    if (recipe.has_build())
+      recipe.env["ABHARNESS_HEADERS_SHA256"] =
+          plugin_headers_digest(fs::path(vars.abharness_include) / "abharness");
   } catch (const Error& e) {
     // The manifest is the user's to fix (or --target is): a usage error, not a crash.
     throw UsageError(req.name + " (" + req.source.requested + "): " + e.what());
   }
-  log << req.name << ": building (log " << fs::relative(vdir / "build.log", run_dir).string()
-      << ")\n"
-      << std::flush;
-  BuildOutcome built;
-  double build_s = 0;
-  {
-    BuildTicker ticker(log, req.name, std::chrono::seconds(15));
-    built = build_variant(recipe, src, req.source, cache_root, vdir);
-    build_s = ticker.elapsed_s();
-  }
-  log << req.name << ": "
-      << (built.cache_hit ? "cached build reused, nothing built"
-                          : "built in " + std::to_string(static_cast<long>(build_s + 0.5)) + " s")
-      << " (" << built.plugin.filename().string() << " sha256 " << built.plugin_sha256.substr(0, 12)
-      << ", log " << fs::relative(built.log, run_dir).string() << ")\n";
-
-  json d = worker_json(worker, worker_protocol::describe_args(built.plugin), vdir);
   Variant v;
   v.name = req.name;
   v.source = req.source;
   v.recipe = recipe;
-  v.plugin = fs::relative(built.plugin, run_dir).generic_string();
-  v.plugin_sha256 = built.plugin_sha256;
-  v.build_cache_key = built.cache_key;
-  v.toolchain_id = built.toolchain_id;
+  if (recipe.has_build()) {
+    log << req.name << ": building (log " << fs::relative(vdir / "build.log", run_dir).string()
+        << ")\n"
+        << std::flush;
+    BuildOutcome built;
+    double build_s = 0;
+    {
+      BuildTicker ticker(log, req.name, std::chrono::seconds(15));
+      built = build_variant(recipe, src, req.source, cache_root, vdir);
+      build_s = ticker.elapsed_s();
+    }
+    log << req.name << ": "
+        << (built.cache_hit ? "cached build reused, nothing built"
+                            : "built in " + std::to_string(static_cast<long>(build_s + 0.5)) + " s")
+        << " (" << built.plugin.filename().string() << " sha256 "
+        << built.plugin_sha256.substr(0, 12) << ", log "
+        << fs::relative(built.log, run_dir).string() << ")\n";
+    v.plugin = fs::relative(built.plugin, run_dir).generic_string();
+    v.plugin_sha256 = built.plugin_sha256;
+    v.build_cache_key = built.cache_key;
+    v.toolchain_id = built.toolchain_id;
+    // A Python plugin loads what its build made from its own sources: a cached build left
+    // nothing there, so the artifact goes back where the build would have put it.
+    if (recipe.python && !fs::exists(src / recipe.artifact)) {
+      fs::create_directories((src / recipe.artifact).parent_path());
+      fs::copy_file(built.plugin, src / recipe.artifact);
+    }
+  }
+  if (recipe.python) {
+    describe_python_variant(src, run_dir, v, log);
+    return v;
+  }
+  json d = worker_json(worker, worker_protocol::describe_args(run_dir / v.plugin), vdir);
   v.device = field<std::string>(d, "device", "abharness-worker describe");
   for (auto it = d.at("libraries").begin(); it != d.at("libraries").end(); ++it)
     v.libraries[it.key()] = it->get<std::string>();

@@ -68,7 +68,7 @@ bundle() {  # an installed ELF file: check its RUNPATH, copy its non-system libr
 }
 
 n=0
-for f in "$out"/bin/* "$out"/lib/abharness/*.so; do
+for f in "$out"/bin/* "$out"/lib/libabharness_worker.so "$out"/lib/abharness/*.so; do
   [[ -f $f ]] || continue
   bundle "$f"
   n=$((n + 1))

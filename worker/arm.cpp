@@ -70,13 +70,33 @@ PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
 }
 
 // Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:
-// provenance validation compares the two).
-void record_identity(const PlannedArm& a, const fs::path& plugin_path, ArmResult& r) {
+// provenance validation compares the two), and for a Python plugin under which interpreter (as
+// the launcher describes it).
+void record_identity(const PlannedArm& a, const ArmRequest& req, ArmResult& r) {
   r.invocation = Invocation{a.plan.run_id,  a.shape.id,   a.shape.params,       a.task.arm,
                             a.task.variant, a.task.round, a.plan.plugin_target, a.settings};
   r.source = a.variant.source;
-  r.worker_sha256 = sha256_file("/proc/self/exe");
-  r.plugin_sha256 = sha256_file(plugin_path);
+  r.worker_sha256 = worker_protocol::worker_digest(req.files);
+  r.plugin_sha256 = plugin_digest(req.run_dir, a.variant);
+  if (req.front_end)
+    r.python = interpreter_from_json(
+        parse_json(req.front_end->identity_json, "the launcher's interpreter identity"),
+        "the launcher's interpreter identity");
+}
+
+// The plugin the arm measures: the plan's shared object, or the table of the front end that runs
+// the plan's Python plugin. A mismatch is refused: the other front end must run this arm.
+std::unique_ptr<Plugin> load_plugin(const PlannedArm& a, const ArmRequest& req) {
+  const abh_worker_front_end* fe = req.front_end;
+  if (a.variant.is_python() && !fe)
+    throw UsageError("the " + a.variant.name +
+                     " plugin is a Python plugin: its arms run under the Python launcher (" +
+                     worker_protocol::kPythonLauncher + "), not abharness-worker");
+  if (!a.variant.is_python() && fe)
+    throw UsageError("the " + a.variant.name + " plugin is not a Python plugin (" +
+                     a.variant.plugin + "): its arms run under abharness-worker");
+  if (fe) return std::make_unique<Plugin>(fe->plugin, "the Python plugin " + a.variant.plugin);
+  return std::make_unique<Plugin>(req.run_dir / a.variant.plugin);
 }
 
 // Open the device: the host for a CPU plugin, the plan's GPU for a CUDA plugin.
@@ -85,11 +105,16 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const Plugin& pl
   std::unique_ptr<DeviceSession> session;
   if (plugin.is_cuda()) {
     const Device* gpu = gpu_device();
+    // A Python plugin is a CUDA plugin unless its manifest says "device": "cpu".
+    const std::string fix = a.variant.is_python()
+                                ? "a Python plugin whose run() does host work declares "
+                                  "\"device\": \"cpu\" in abharness.json; a GPU one needs a "
+                                  "worker built where the CUDA toolkit is found"
+                                : "rebuild abharness where the CUDA toolkit is found";
     if (!gpu)
       throw ExitError(worker_protocol::kUnsupported,
                       "plugin " + plugin.name() +
-                          " is a CUDA plugin but this worker was built without CUDA: "
-                          "rebuild abharness where the CUDA toolkit is found");
+                          " is a CUDA plugin but this worker was built without CUDA: " + fix);
     const Environment& planned = a.plan.machine.at(static_cast<size_t>(a.task.gpu));
     if (!planned.gpu)
       throw UsageError("plan machine entry " + std::to_string(a.task.gpu) +
@@ -114,12 +139,15 @@ void choose_arm_tactic(const PlannedArm& a, const fs::path& run_dir, Problem& pr
                        const ArmWork& work, void* stream, ArmResult& r) {
   TacticContext tac;
   tac.cache_file = run_dir / "tactics.json";
-  tac.cache_key = Sha256()
-                      .field(a.variant.source.digest)
-                      .field(r.plugin_sha256)
-                      .field(canonical(to_json(r.environment)))
-                      .field(canonical(a.shape.params))
-                      .hex();
+  Sha256 key;
+  key.field(a.variant.source.digest)
+      .field(r.plugin_sha256)
+      .field(canonical(to_json(r.environment)))
+      .field(canonical(a.shape.params));
+  // A Python kernel's best tactic may change with its libraries (a Triton release): they are
+  // part of the key.
+  if (r.python) key.field(canonical(identity_json(*r.python)));
+  tac.cache_key = key.hex();
   TacticChoice tactic =
       choose_tactic(problem, work.timer, work.prepare_only(), stream, a.settings.tactic, tac);
   r.measurement.tactic = tactic.key;
@@ -163,11 +191,11 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
 
   const Plan plan = load_plan(req.run_dir);
   const PlannedArm a = find_arm(plan, req);
-  const fs::path plugin_path = req.run_dir / a.variant.plugin;
-  record_identity(a, plugin_path, r);
+  record_identity(a, req, r);
   log.at() << "plan read, binaries hashed" << std::endl;
 
-  const Plugin plugin(plugin_path);
+  const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
+  const Plugin& plugin = *loaded;
   log.at() << "plugin loaded" << std::endl;
   r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda());
   std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
@@ -177,6 +205,8 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   const std::unique_ptr<DeviceSession> device = open_device(a, plugin, r);
   log.at() << "device session open, environment probed" << std::endl;
   const TimerContext tctx = device->timer_context();
+  if (req.front_end && req.front_end->session_opened)
+    req.front_end->session_opened(tctx.stream, tctx.device);
 
   const std::unique_ptr<Problem> problem = plugin.create(a.shape.params);
   r.measurement.flops = problem->flops();

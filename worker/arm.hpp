@@ -5,9 +5,13 @@
 // goes").
 #pragma once
 
+#include <abharness/worker.h>
+
 #include <chrono>
 #include <filesystem>
 #include <string>
+
+#include "model/worker_protocol.hpp"
 
 namespace abh::worker {
 
@@ -15,6 +19,10 @@ struct ArmRequest {
   std::filesystem::path run_dir;  // holds plan.json
   std::string shape;              // a shape id of the plan
   std::string arm;                // an arm name of the plan (A1, B, A2, ...)
+  // The front end that started the process and its plugin table; null: the executable, which
+  // loads the plan's plugin itself.
+  const abh_worker_front_end* front_end = nullptr;
+  worker_protocol::WorkerFiles files;  // the worker's files as this process runs them
 };
 
 // Measures the arm and writes results/<shape>/<arm>.json atomically. Throws on failure: an

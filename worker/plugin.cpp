@@ -16,6 +16,25 @@ void check(int status, const ErrBuf& err, const std::string& what) {
   }
 }
 
+// A table must speak this worker's ABI and fill every entry.
+const abh_plugin_v1* checked_table(const abh_plugin_v1* table, const std::string& origin) {
+  if (!table)
+    throw PluginError(ABH_ERR_RUNTIME,
+                      origin + ": no plugin table (abh_plugin_entry returned NULL)");
+  if (table->abi_version != ABH_PLUGIN_ABI_VERSION)
+    throw PluginError(
+        ABH_ERR_UNSUPPORTED,
+        origin + " implements plugin ABI version " + std::to_string(table->abi_version) +
+            " but this worker speaks version " + std::to_string(ABH_PLUGIN_ABI_VERSION) +
+            ": rebuild the plugin against this abharness's include/abharness/plugin.h");
+  for (auto fn :
+       {(void*)table->create, (void*)table->enqueue, (void*)table->verify, (void*)table->flops,
+        (void*)table->min_bytes, (void*)table->destroy, (void*)table->tactic_count,
+        (void*)table->tactic_key, (void*)table->select_tactic, (void*)table->library_versions})
+    if (!fn) throw PluginError(ABH_ERR_RUNTIME, origin + ": plugin table has a NULL entry");
+  return table;
+}
+
 }  // namespace
 
 void Plugin::Close::operator()(void* h) const {
@@ -35,21 +54,11 @@ Plugin::Plugin(const std::filesystem::path& path) {
     throw PluginError(ABH_ERR_RUNTIME, path.string() +
                                            " is not an abharness plugin: it does not export '" +
                                            ABH_PLUGIN_ENTRY_SYMBOL + "'");
-  table_ = entry(ABH_PLUGIN_ABI_VERSION);
-  if (!table_)
-    throw PluginError(ABH_ERR_RUNTIME, path.string() + ": abh_plugin_entry returned NULL");
-  if (table_->abi_version != ABH_PLUGIN_ABI_VERSION)
-    throw PluginError(
-        ABH_ERR_UNSUPPORTED,
-        path.string() + " implements plugin ABI version " + std::to_string(table_->abi_version) +
-            " but this worker speaks version " + std::to_string(ABH_PLUGIN_ABI_VERSION) +
-            ": rebuild the plugin against this abharness's include/abharness/plugin.h");
-  for (auto fn :
-       {(void*)table_->create, (void*)table_->enqueue, (void*)table_->verify, (void*)table_->flops,
-        (void*)table_->min_bytes, (void*)table_->destroy, (void*)table_->tactic_count,
-        (void*)table_->tactic_key, (void*)table_->select_tactic, (void*)table_->library_versions})
-    if (!fn) throw PluginError(ABH_ERR_RUNTIME, path.string() + ": plugin table has a NULL entry");
+  table_ = checked_table(entry(ABH_PLUGIN_ABI_VERSION), path.string());
 }
+
+Plugin::Plugin(const abh_plugin_v1* table, const std::string& origin)
+    : table_(checked_table(table, origin)) {}
 
 Plugin::~Plugin() = default;
 

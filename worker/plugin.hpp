@@ -1,6 +1,7 @@
-// A loaded kernel plugin (the C ABI of include/abharness/plugin.h). Owns the dlopen handle and the
-// problems it creates; turns the C status codes into exceptions that carry the plugin's own
-// message.
+// A loaded kernel plugin (the C ABI of include/abharness/plugin.h): a shared object the worker
+// dlopens, or a table a front end built (the Python launcher, include/abharness/worker.h). Owns
+// the dlopen handle and the problems it creates; turns the C status codes into exceptions that
+// carry the plugin's own message.
 #pragma once
 
 #include <abharness/plugin.h>
@@ -27,6 +28,8 @@ class Plugin {
  public:
   // Throws when the file cannot be loaded, lacks the entry symbol or speaks another ABI version.
   explicit Plugin(const std::filesystem::path& path);
+  // A table built by a front end, checked like a loaded one; `origin` names it in errors.
+  Plugin(const abh_plugin_v1* table, const std::string& origin);
   Plugin(const Plugin&) = delete;
   Plugin& operator=(const Plugin&) = delete;
   ~Plugin();

@@ -1,5 +1,10 @@
 #include "model/manifest.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
 #include "system/error.hpp"
 #include "system/json_schema.hpp"
 #include "system/text.hpp"
@@ -75,12 +80,43 @@ std::vector<std::string> plugin_names(const json& plugins) {
   return names;
 }
 
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+bool is_dotted_name(const std::string& s) {
+  std::stringstream parts(s);
+  int n = 0;
+  for (std::string part; std::getline(parts, part, '.'); ++n)
+    if (!is_identifier(part)) return false;
+  return n > 0 && s.back() != '.';
+}
+
+// A Python plugin without a build step: the build-only fields would be ignored, which is never
+// what their author meant.
+void check_no_build_fields(const json& p, const std::string& where) {
+  for (const char* k : {"artifact", "env", "shell"})
+    if (p.contains(k))
+      throw UsageError(where + "/" + k +
+                       ": belongs to a build step, and this Python plugin has none; fix: add "
+                       "'argv' (the build command) or remove '" +
+                       k + "'");
+}
+
 // A recipe the schema has accepted: types and required fields hold.
 BuildRecipe recipe_from_json(const json& p, const std::string& target, const std::string& where,
                              const SubstitutionVars& vars) {
   BuildRecipe r;
   r.target = target;
+  if (p.contains("python")) r.python = python_plugin_from_json(p.at("python"), where + "/python");
   r.shell = p.value("shell", false);
+  r.timeout_s = p.value("timeout_s", r.timeout_s);
+  if (r.python && !p.contains("argv")) {
+    check_no_build_fields(p, where);
+    return r;
+  }
   r.argv = p.at("argv").get<std::vector<std::string>>();
   if (!r.shell) {
     // Checked before substitution: the harness's own values may contain spaces.
@@ -105,7 +141,6 @@ BuildRecipe recipe_from_json(const json& p, const std::string& target, const std
     substitute_all(v, vars, where, "env/" + name);
     r.env[name] = std::move(v);
   }
-  r.timeout_s = p.value("timeout_s", r.timeout_s);
   return r;
 }
 
@@ -143,11 +178,54 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
   return recipe_from_json(*it, target, fname + ": /plugins/" + target, vars);
 }
 
+PythonPlugin python_plugin_from_json(const json& j, const std::string& where) {
+  static const std::set<std::string> keys = {"module", "entry", "device", "interpreter"};
+  try {
+    require_object(j, where);
+    for (auto k = j.begin(); k != j.end(); ++k)
+      if (!keys.count(k.key()))
+        throw UsageError(where + ": unknown field '" + k.key() +
+                         "' (a Python plugin has module, entry, device, interpreter)");
+    PythonPlugin p;
+    p.module = field<std::string>(j, "module", where);
+    if (!is_dotted_name(p.module))
+      throw UsageError(where + ": field 'module': \"" + p.module +
+                       "\" is not a dotted module name: give it as Python imports it, e.g. "
+                       "\"bench.matmul\" for bench/matmul.py");
+    p.entry = field_or<std::string>(j, "entry", where, p.entry);
+    if (!is_identifier(p.entry))
+      throw UsageError(where + ": field 'entry': \"" + p.entry +
+                       "\" is not a Python identifier: name the function that makes a problem");
+    p.device = field_or<std::string>(j, "device", where, p.device);
+    if (p.device != "cuda" && p.device != "cpu")
+      throw UsageError(where + ": field 'device': \"" + p.device +
+                       "\": say where run() enqueues its work, \"cuda\" (timed with CUPTI) or "
+                       "\"cpu\" (timed with the host's steady clock)");
+    p.interpreter = field_or<std::string>(j, "interpreter", where, "");
+    check_no_nul(p.interpreter, where, "interpreter");
+    return p;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+json to_json(const PythonPlugin& p) {
+  return json{{"module", p.module},
+              {"entry", p.entry},
+              {"device", p.device},
+              {"interpreter", p.interpreter}};
+}
+
 json to_json(const BuildRecipe& r) {
   json env = json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
-  return json{{"target", r.target}, {"argv", r.argv},   {"artifact", r.artifact},
-              {"env", env},         {"shell", r.shell}, {"timeout_s", r.timeout_s}};
+  json j{{"target", r.target}, {"argv", r.argv},   {"artifact", r.artifact},
+         {"env", env},         {"shell", r.shell}, {"timeout_s", r.timeout_s}};
+  // Only when set: a C++ recipe's JSON, and so its build cache key, stays what it was.
+  if (r.python) j["python"] = to_json(*r.python);
+  return j;
 }
 
 }  // namespace abh

@@ -8,10 +8,18 @@
 //
 // `${ABHARNESS_INCLUDE}` (the plugin ABI headers) and `${CUDA_HOME}` are substituted in argv and
 // env values; no other expansion happens.
+//
+// A Python plugin (docs/python.md) names a module of the repository and the function that makes a
+// problem from a shape's parameters; it needs no build step (argv and artifact are then optional,
+// for a plugin that compiles something first):
+//
+//     "plugins": { "np": { "python": { "module": "bench.matmul", "entry": "make_problem",
+//                                      "device": "cpu", "interpreter": "python3" } } }
 #pragma once
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,13 +29,23 @@ namespace abh {
 
 inline constexpr const char* kManifestName = "abharness.json";
 
+struct PythonPlugin {
+  std::string module;                  // dotted module name, imported from the variant's sources
+  std::string entry = "make_problem";  // module attribute called with the shape's parameters
+  std::string device = "cuda";         // where run() enqueues its work: "cuda" or "cpu"
+  std::string interpreter;  // optional: the interpreter to use when --python is not given
+  bool operator==(const PythonPlugin&) const = default;
+};
+
 struct BuildRecipe {
-  std::string target;  // the key under "plugins", e.g. "cpu" or "cuda"
-  std::vector<std::string> argv;
-  std::string artifact;  // path of the built plugin, relative to the source root
+  std::string target;             // the key under "plugins", e.g. "cpu" or "cuda"
+  std::vector<std::string> argv;  // empty: nothing to build (Python plugins only)
+  std::string artifact;  // path of the built plugin, relative to the source root; empty: none
   std::map<std::string, std::string> env;
   bool shell = false;
   double timeout_s = 1800;
+  std::optional<PythonPlugin> python;  // set: a Python plugin (the artifact, if any, is its helper)
+  bool has_build() const { return !argv.empty(); }
 };
 
 struct SubstitutionVars {
@@ -40,5 +58,8 @@ BuildRecipe load_recipe(const std::filesystem::path& src, const std::string& tar
                         const SubstitutionVars& vars);
 
 json to_json(const BuildRecipe& r);
+json to_json(const PythonPlugin& p);
+// Reads the "python" object of a recipe (manifest or plan); `where` names it in errors.
+PythonPlugin python_plugin_from_json(const json& j, const std::string& where);
 
 }  // namespace abh

@@ -1,6 +1,7 @@
 #include "model/plan.hpp"
 
 #include "system/error.hpp"
+#include "system/sha256.hpp"
 #include "system/version.hpp"
 
 namespace abh {
@@ -25,6 +26,9 @@ BuildRecipe recipe_from_json(const json& j, const std::string& where) {
   r.target = field<std::string>(j, "target", where);
   r.argv = string_array(j, "argv", where);
   r.artifact = field<std::string>(j, "artifact", where);
+  if (j.contains("python")) r.python = python_plugin_from_json(j.at("python"), where + ".python");
+  if (r.argv.empty() && !r.python)
+    throw Error(where + ": field 'argv': a plugin that is not a Python plugin needs a build");
   for (auto it = object_field(j, "env", where).begin(); it != j.at("env").end(); ++it) {
     if (!it->is_string()) throw Error(where + ".env: field '" + it.key() + "': expected a string");
     r.env[it.key()] = it->get<std::string>();
@@ -101,20 +105,22 @@ json to_json(const Plan& p) {
   for (const auto& s : p.shapes) shapes.push_back(abh::to_json(s));
   for (const auto& t : p.tasks) tasks.push_back(to_json(t));
   for (const auto& m : p.machine) machine.push_back(abh::to_json(m));
-  return json{{"schema_version", p.schema_version},
-              {"harness_version", p.harness_version},
-              {"run_id", p.run_id},
-              {"created_at", p.created_at},
-              {"repo", p.repo},
-              {"plugin_target", p.plugin_target},
-              {"command", p.command},
-              {"worker_sha256", p.worker_sha256},
-              {"variants", variants},
-              {"shapes", shapes},
-              {"settings", abh::to_json(p.settings)},
-              {"schedule", abh::to_json(p.schedule)},
-              {"tasks", tasks},
-              {"machine", machine}};
+  json j{{"schema_version", p.schema_version},
+         {"harness_version", p.harness_version},
+         {"run_id", p.run_id},
+         {"created_at", p.created_at},
+         {"repo", p.repo},
+         {"plugin_target", p.plugin_target},
+         {"command", p.command},
+         {"worker_sha256", p.worker_sha256},
+         {"variants", variants},
+         {"shapes", shapes},
+         {"settings", abh::to_json(p.settings)},
+         {"schedule", abh::to_json(p.schedule)},
+         {"tasks", tasks},
+         {"machine", machine}};
+  if (p.python) j["python"] = to_json(*p.python);
+  return j;
 }
 
 Plan plan_from_json(const json& j, const std::string& where) {
@@ -140,6 +146,8 @@ Plan plan_from_json(const json& j, const std::string& where) {
   const auto& ts = array_field(j, "tasks", where);
   for (size_t i = 0; i < ts.size(); ++i)
     p.tasks.push_back(task_from_json(ts[i], where + ".tasks[" + std::to_string(i) + "]"));
+  if (j.contains("python"))
+    p.python = interpreter_from_json(object_field(j, "python", where), where + ".python");
   const auto& ms = array_field(j, "machine", where);
   for (size_t i = 0; i < ms.size(); ++i)
     p.machine.push_back(
@@ -151,6 +159,10 @@ Plan plan_from_json(const json& j, const std::string& where) {
     p.variant(t.variant);
     p.shape(t.shape);
   }
+  for (const auto& v : p.variants)
+    if (v.is_python() && !p.python)
+      throw Error(where + ": variant " + v.name +
+                  " is a Python plugin but the plan records no interpreter (field 'python')");
   return p;
 }
 
@@ -163,6 +175,11 @@ Plan load_plan(const fs::path& run_dir) {
   if (!fs::exists(p))
     throw UsageError(run_dir.string() + " is not an abharness run directory (no plan.json)");
   return plan_from_json(read_json_file(p), p.string());
+}
+
+std::string plugin_digest(const fs::path& run_dir, const Variant& v) {
+  const fs::path plugin = run_dir / v.plugin;
+  return v.is_python() ? sha256_tree(plugin) : sha256_file(plugin);
 }
 
 fs::path result_path(const fs::path& run_dir, const Task& t) {

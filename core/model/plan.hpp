@@ -6,12 +6,14 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/environment.hpp"
 #include "model/grid.hpp"
 #include "model/identity.hpp"
+#include "model/interpreter.hpp"
 #include "model/manifest.hpp"
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
@@ -22,12 +24,15 @@ struct Variant {
   std::string name;  // "baseline" | "candidate"
   SourceIdentity source;
   BuildRecipe recipe;
-  std::string plugin;  // path of the built plugin, relative to the run directory
-  std::string plugin_sha256;
-  std::string build_cache_key;
+  // Path of the built plugin, relative to the run directory; for a Python plugin, the directory
+  // its module is imported from (the materialized sources, variants/<name>/src).
+  std::string plugin;
+  std::string plugin_sha256;    // of the plugin file; of that directory's tree (sha256_tree)
+  std::string build_cache_key;  // empty when nothing was built (a Python plugin without argv)
   std::string toolchain_id;
   std::string device;  // "cpu" or "cuda", as the built plugin declares itself
   std::map<std::string, std::string> libraries;  // the plugin's library versions
+  bool is_python() const { return recipe.python.has_value(); }
   bool operator==(const Variant&) const = default;
 };
 
@@ -45,7 +50,8 @@ struct Plan {
   MeasureSettings settings;
   ScheduleOptions schedule;
   std::vector<Task> tasks;
-  std::vector<Environment> machine;  // one per GPU used (index = Task::gpu), or the host for CPU
+  std::vector<Environment> machine;   // one per GPU used (index = Task::gpu), or the host for CPU
+  std::optional<Interpreter> python;  // the interpreter of the Python variants, when there are any
 
   const Variant& variant(const std::string& name) const;
   const Shape& shape(const std::string& id) const;
@@ -56,6 +62,10 @@ json to_json(const Plan& p);
 Plan plan_from_json(const json& j, const std::string& where);
 Plan load_plan(const std::filesystem::path& run_dir);
 std::filesystem::path plan_path(const std::filesystem::path& run_dir);
+
+// The digest of a variant's plugin as it is now: the file's SHA-256, or for a Python plugin the
+// SHA-256 of its source tree. Equal to plugin_sha256 while nothing changed it.
+std::string plugin_digest(const std::filesystem::path& run_dir, const Variant& v);
 
 // Where one arm's files live inside a run directory.
 std::filesystem::path result_path(const std::filesystem::path& run_dir, const Task& t);

@@ -75,49 +75,52 @@ std::vector<double> positive_numbers(const json& j, const char* key, const std::
 json payload_json(const ArmResult& r) {
   const auto& m = r.measurement;
   const auto& c = r.correctness;
-  return json{{"schema_version", r.schema_version},
-              {"harness_version", r.harness_version},
-              {"invocation", to_json(r.invocation)},
-              {"worker_sha256", r.worker_sha256},
-              {"plugin_sha256", r.plugin_sha256},
-              {"source", to_json(r.source)},
-              {"environment", to_json(r.environment)},
-              {"telemetry",
-               {{"before", to_json(r.telemetry.before)},
-                {"after", to_json(r.telemetry.after)},
-                {"throttled", r.telemetry.throttled},
-                {"note", r.telemetry.note}}},
-              {"measurement",
-               {{"timer", m.timer},
-                {"samples_ns", m.samples_ns},
-                {"warmup_iterations", m.warmup_iterations},
-                {"measured_time_s", m.measured_time_s},
-                {"stop_reason", m.stop_reason},
-                {"noise", m.noise},
-                {"kernel_names", m.kernel_names},
-                {"l2_flushed", m.l2_flushed},
-                {"l2_flush_bytes", m.l2_flush_bytes},
-                {"tactic", m.tactic},
-                {"tactic_choice", m.tactic_choice},
-                {"flops", m.flops},
-                {"min_bytes", m.min_bytes},
-                {"ready_s", m.ready_s},
-                {"clock",
-                 {{"peak_mhz", m.clock.peak_mhz},
-                  {"floor_mhz", m.clock.floor_mhz},
-                  {"timer_resolution_ns", m.clock.timer_resolution_ns},
-                  {"sample_mhz", m.clock.sample_mhz},
-                  {"rejected", m.clock.rejected},
-                  {"recovery_s", m.clock.recovery_s}}}}},
-              {"correctness",
-               {{"passed", c.passed},
-                {"max_rel_error", c.max_rel_error},
-                {"tolerance", c.tolerance},
-                {"checked", c.checked},
-                {"method", c.method}}},
-              {"started_at", r.started_at},
-              {"finished_at", r.finished_at},
-              {"pid", r.pid}};
+  json j{{"schema_version", r.schema_version},
+         {"harness_version", r.harness_version},
+         {"invocation", to_json(r.invocation)},
+         {"worker_sha256", r.worker_sha256},
+         {"plugin_sha256", r.plugin_sha256},
+         {"source", to_json(r.source)},
+         {"environment", to_json(r.environment)},
+         {"telemetry",
+          {{"before", to_json(r.telemetry.before)},
+           {"after", to_json(r.telemetry.after)},
+           {"throttled", r.telemetry.throttled},
+           {"note", r.telemetry.note}}},
+         {"measurement",
+          {{"timer", m.timer},
+           {"samples_ns", m.samples_ns},
+           {"warmup_iterations", m.warmup_iterations},
+           {"measured_time_s", m.measured_time_s},
+           {"stop_reason", m.stop_reason},
+           {"noise", m.noise},
+           {"kernel_names", m.kernel_names},
+           {"l2_flushed", m.l2_flushed},
+           {"l2_flush_bytes", m.l2_flush_bytes},
+           {"tactic", m.tactic},
+           {"tactic_choice", m.tactic_choice},
+           {"flops", m.flops},
+           {"min_bytes", m.min_bytes},
+           {"ready_s", m.ready_s},
+           {"clock",
+            {{"peak_mhz", m.clock.peak_mhz},
+             {"floor_mhz", m.clock.floor_mhz},
+             {"timer_resolution_ns", m.clock.timer_resolution_ns},
+             {"sample_mhz", m.clock.sample_mhz},
+             {"rejected", m.clock.rejected},
+             {"recovery_s", m.clock.recovery_s}}}}},
+         {"correctness",
+          {{"passed", c.passed},
+           {"max_rel_error", c.max_rel_error},
+           {"tolerance", c.tolerance},
+           {"checked", c.checked},
+           {"method", c.method}}},
+         {"started_at", r.started_at},
+         {"finished_at", r.finished_at},
+         {"pid", r.pid}};
+  // Only for Python arms: the payload of a C++ arm, and so its digest, stays what it was.
+  if (r.python) j["python"] = to_json(*r.python);
+  return j;
 }
 
 json to_json(const ArmResult& r) {
@@ -183,6 +186,8 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.correctness.tolerance = field<double>(c, "tolerance", cw);
   r.correctness.checked = field<std::uint64_t>(c, "checked", cw);
   r.correctness.method = field<std::string>(c, "method", cw);
+  if (j.contains("python"))
+    r.python = interpreter_from_json(object_field(j, "python", where), where + ".python");
   r.started_at = field<std::string>(j, "started_at", where);
   r.finished_at = field<std::string>(j, "finished_at", where);
   r.pid = field<int>(j, "pid", where);

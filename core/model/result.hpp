@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/environment.hpp"
 #include "model/identity.hpp"
+#include "model/interpreter.hpp"
 #include "model/settings.hpp"
 
 namespace abh {
@@ -92,6 +94,7 @@ struct ArmResult {
   Telemetry telemetry;
   Measurement measurement;
   Correctness correctness;
+  std::optional<Interpreter> python;  // Python plugins: the interpreter the arm ran under
   std::string started_at, finished_at;
   int pid = 0;
   std::string payload_sha256;  // SHA-256 of the canonical JSON of everything above

@@ -1,5 +1,8 @@
 #include "model/worker_protocol.hpp"
 
+#include "system/error.hpp"
+#include "system/sha256.hpp"
+
 namespace abh::worker_protocol {
 
 std::string error_line(const std::string& message) {
@@ -27,6 +30,54 @@ std::vector<std::string> describe_args(const std::filesystem::path& plugin) {
 
 std::vector<std::string> telemetry_args(const std::string& gpu) {
   return {kTelemetry, kGpuFlag, gpu};
+}
+
+namespace {
+
+std::vector<std::string> python_command(const std::string& python,
+                                        const std::filesystem::path& launcher) {
+  std::vector<std::string> argv{python};
+  for (const char* flag : kPythonFlags) argv.emplace_back(flag);
+  argv.push_back(launcher.string());
+  return argv;
+}
+
+}  // namespace
+
+std::vector<std::string> python_run_command(const std::string& python,
+                                            const std::filesystem::path& launcher,
+                                            const std::filesystem::path& run_dir,
+                                            const std::string& shape, const std::string& arm) {
+  std::vector<std::string> argv = python_command(python, launcher);
+  for (auto& a : run_args(run_dir, shape, arm)) argv.push_back(std::move(a));
+  return argv;
+}
+
+std::vector<std::string> python_interpreter_command(const std::string& python,
+                                                    const std::filesystem::path& launcher) {
+  std::vector<std::string> argv = python_command(python, launcher);
+  argv.emplace_back(kInterpreter);
+  return argv;
+}
+
+WorkerFiles worker_files(const std::filesystem::path& dir) {
+  return {dir / kWorkerExecutable, dir / kWorkerEngine, dir / kPythonLauncher, dir / kPythonHelper};
+}
+
+std::string worker_digest(const WorkerFiles& f) {
+  Sha256 h;
+  h.field("abharness-worker-files-v1");
+  for (const auto& [role, path] :
+       {std::pair{"executable", &f.executable}, std::pair{"engine", &f.engine},
+        std::pair{"launcher", &f.launcher}, std::pair{"helper", &f.helper}}) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*path, ec))
+      throw Error("the worker's " + std::string(role) + " " + path->string() +
+                  " is missing: build the abharness-worker target, or reinstall (the worker is "
+                  "abharness-worker, libabharness_worker.so and python/, beside abharness)");
+    h.field(role).field(sha256_file(*path));
+  }
+  return h.hex();
 }
 
 }  // namespace abh::worker_protocol

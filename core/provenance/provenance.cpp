@@ -113,6 +113,11 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
   if (r.worker_sha256 != plan.worker_sha256)
     problems.push_back(
         {"worker-sha256", file, "worker_sha256", plan.worker_sha256, r.worker_sha256});
+  // A Python arm ran under the plan's interpreter, with the plan's distributions; any other arm
+  // under none.
+  const json want_python = v.is_python() && plan.python ? identity_json(*plan.python) : json();
+  const json got_python = r.python ? identity_json(*r.python) : json();
+  diff_json(want_python, got_python, "python", "python-interpreter", file, problems);
   Environment want_env = plan.machine.at(static_cast<size_t>(task.gpu));
   want_env.libraries = v.libraries;
   diff_json(to_json(want_env), to_json(r.environment), "environment", "environment", file,

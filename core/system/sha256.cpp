@@ -2,8 +2,10 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <fstream>
+#include <vector>
 
 #include "system/error.hpp"
 
@@ -65,6 +67,29 @@ std::string sha256_file(const std::filesystem::path& path) {
     if (in.gcount() > 0) h.update(std::string_view(buf.data(), static_cast<size_t>(in.gcount())));
   }
   if (in.bad()) throw Error("read error while hashing " + path.string());
+  return h.hex();
+}
+
+std::string sha256_tree(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error("cannot hash " + dir.string() + ": not a directory");
+  std::vector<std::pair<std::string, fs::path>> entries;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::end(it); ++it)
+    if (!it->is_directory() || it->is_symlink())
+      entries.emplace_back(it->path().lexically_relative(dir).generic_string(), it->path());
+  std::sort(entries.begin(), entries.end());
+  Sha256 h;
+  h.field("abharness-tree-v1");
+  for (const auto& [rel, path] : entries) {
+    const fs::file_status st = fs::symlink_status(path);
+    if (fs::is_symlink(st))
+      h.field("link").field(rel).field(fs::read_symlink(path).string());
+    else if (fs::is_regular_file(st))
+      h.field("file").field(rel).field(sha256_file(path));
+    else
+      throw Error("cannot hash " + path.string() + ": neither a regular file nor a symbolic link");
+  }
   return h.hex();
 }
 

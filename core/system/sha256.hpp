@@ -32,5 +32,9 @@ class Sha256 {
 
 std::string sha256_hex(std::string_view bytes);
 std::string sha256_file(const std::filesystem::path& path);
+// A digest of a directory tree: every regular file's path (relative, '/'-separated) and content
+// SHA-256, and every symbolic link's path and target (never followed), in path order. Throws on
+// any other kind of file.
+std::string sha256_tree(const std::filesystem::path& dir);
 
 }  // namespace abh

@@ -30,7 +30,8 @@ inline Plan fixture_plan(int gpus = 0) {
     v.source.kind = "commit";
     v.source.commit = std::string(40, name[0]);
     v.source.digest = identity_digest(v.source);
-    v.recipe = {p.plugin_target, {"make", "plugin"}, "libkernel.so", {{"OPT", "-O2"}}, false, 600};
+    v.recipe = {
+        p.plugin_target, {"make", "plugin"}, "libkernel.so", {{"OPT", "-O2"}}, false, 600, {}};
     v.plugin = "variants/" + name + "/libkernel.so";
     v.plugin_sha256 = sha256_hex("plugin of " + name);
     v.build_cache_key = sha256_hex("key of " + name);

@@ -148,3 +148,58 @@ TEST_CASE("manifest: errors name the file, the field and the fix") {
   write(tmp.path() / "abharness.json", R"({"schema_version": 1, "plugins": {)");
   CHECK(contains(error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); }), file));
 }
+
+TEST_CASE("manifest: a Python plugin needs no build, and its fields are checked") {
+  abh::test::TempDir tmp("abh-manifest");
+  const std::string where = (tmp.path() / "abharness.json").string() + ": plugins.py.python";
+  auto with = [&](const json& recipe) {
+    write_manifest(tmp.path(), {{"py", recipe}});
+    return abh::test::usage_error_of([&] { abh::load_recipe(tmp.path(), "py", kVars); });
+  };
+  write_manifest(tmp.path(), {{"py", {{"python", {{"module", "bench.matmul"}}}}}});
+  BuildRecipe r = abh::load_recipe(tmp.path(), "py", kVars);
+  REQUIRE(r.python);
+  CHECK(r.python->module == "bench.matmul");
+  CHECK(r.python->entry == "make_problem");  // the defaults
+  CHECK(r.python->device == "cuda");
+  CHECK(r.python->interpreter.empty());
+  CHECK_FALSE(r.has_build());
+  CHECK(r.artifact.empty());
+  CHECK(abh::to_json(r)["python"] == json{{"module", "bench.matmul"},
+                                          {"entry", "make_problem"},
+                                          {"device", "cuda"},
+                                          {"interpreter", ""}});
+  CHECK(abh::python_plugin_from_json(abh::to_json(*r.python), "plan") == *r.python);
+
+  CHECK(contains(with({{"python", {{"module", "bench/matmul.py"}}}}),
+                 where + ": field 'module': \"bench/matmul.py\" is not a dotted module name"));
+  CHECK(contains(with({{"python", {{"module", "bench."}}}}), "field 'module'"));
+  CHECK(contains(with({{"python", {{"module", "m"}, {"entry", "make problem"}}}}),
+                 where + ": field 'entry'"));
+  CHECK(contains(with({{"python", {{"module", "m"}, {"device", "gpu"}}}}),
+                 where + ": field 'device': \"gpu\""));
+  CHECK(contains(with({{"python", {{"module", "m"}, {"modul", "x"}}}}), "unknown field 'modul'"));
+  CHECK(contains(with({{"python", {{"entry", "f"}}}}), "'module'"));
+  // Build-only fields without a build step would be ignored: refused instead.
+  CHECK(contains(with({{"python", {{"module", "m"}}}, {"artifact", "libx.so"}}),
+                 "field 'artifact' belongs to a build step"));
+  CHECK(contains(with({{"python", {{"module", "m"}}}, {"env", json::object()}}),
+                 "field 'env' belongs to a build step"));
+}
+
+TEST_CASE("manifest: a Python plugin may compile something first") {
+  abh::test::TempDir tmp("abh-manifest");
+  write_manifest(tmp.path(), {{"py",
+                               {{"python", {{"module", "ext.gemm"}, {"device", "cpu"}}},
+                                {"argv", {"c++", "-shared", "-I${ABHARNESS_INCLUDE}", "k.cpp"}},
+                                {"artifact", "ext/libk.so"}}}});
+  BuildRecipe r = abh::load_recipe(tmp.path(), "py", kVars);
+  REQUIRE(r.python);
+  CHECK(r.has_build());
+  CHECK(r.argv[2] == "-I/opt/abh/include");
+  CHECK(r.artifact == "ext/libk.so");
+  CHECK(r.python->device == "cpu");
+  // A C++ recipe's JSON has no "python" key: its build cache key stays what it was.
+  write_manifest(tmp.path(), {{"cpu", {{"argv", {"make"}}, {"artifact", "libk.so"}}}});
+  CHECK_FALSE(abh::to_json(abh::load_recipe(tmp.path(), "cpu", kVars)).contains("python"));
+}

@@ -5,6 +5,7 @@
 #include "model/plan.hpp"
 #include "plan_fixture.hpp"
 #include "system/error.hpp"
+#include "system/sha256.hpp"
 #include "test_support.hpp"
 
 using namespace abh;
@@ -108,4 +109,70 @@ TEST_CASE("plan: load_plan reads plan.json and refuses a directory without one")
   CHECK_THROWS_WITH_AS(load_plan(tmp.path()), not_a_run.c_str(), UsageError);
   write_json_atomic(plan_path(tmp.path()), to_json(test::fixture_plan(2)));
   CHECK(to_json(load_plan(tmp.path())) == to_json(test::fixture_plan(2)));
+}
+
+namespace {
+
+// The fixture plan with both variants Python plugins and the interpreter they run under.
+Plan python_plan() {
+  Plan p = test::fixture_plan();
+  for (auto& v : p.variants) {
+    v.recipe.argv.clear();
+    v.recipe.artifact.clear();
+    v.recipe.env.clear();
+    v.recipe.python = PythonPlugin{"bench.matmul", "make_problem", "cpu", ""};
+    v.plugin = "variants/" + v.name + "/src";
+    v.build_cache_key.clear();
+  }
+  Interpreter py;
+  py.requested = "python3";
+  py.executable = "/usr/bin/python3";
+  py.real_path = "/usr/bin/python3.11";
+  py.version = "3.11.2";
+  py.sha256 = std::string(64, 'a');
+  py.distributions = {"numpy==1.24.2"};
+  py.distributions_sha256 = std::string(64, 'd');
+  py.site_sha256 = std::string(64, 's');
+  p.python = py;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("plan: a Python plugin's variants and interpreter round-trip") {
+  const Plan p = python_plan();
+  const json j = to_json(p);
+  CHECK(j["variants"][0]["recipe"]["python"]["module"] == "bench.matmul");
+  CHECK(j["python"]["distributions"] == json::array({"numpy==1.24.2"}));
+  const Plan back = plan_from_json(j, "plan.json");
+  CHECK(to_json(back) == j);
+  CHECK(back.python == p.python);
+  CHECK(back.variants[1].is_python());
+  // A plan without Python variants has no "python" key.
+  CHECK_FALSE(to_json(test::fixture_plan()).contains("python"));
+}
+
+TEST_CASE(
+    "plan: a Python variant without an interpreter, or a plugin without a build, is refused") {
+  json j = to_json(python_plan());
+  j.erase("python");
+  CHECK(error_from(j) ==
+        "plan.json: variant baseline is a Python plugin but the plan records no interpreter "
+        "(field 'python')");
+  json k = to_json(test::fixture_plan());
+  k["variants"][0]["recipe"]["argv"] = json::array();
+  CHECK(error_from(k) ==
+        "plan.json.variants[0].recipe: field 'argv': a plugin that is not a Python plugin needs a "
+        "build");
+}
+
+TEST_CASE("plan: a plugin's digest is its file's, or its source tree's for a Python plugin") {
+  test::TempDir tmp;
+  Plan p = python_plan();
+  test::write(tmp.path() / "variants/baseline/src/bench/matmul.py", "def make_problem(p): ...\n");
+  CHECK(plugin_digest(tmp.path(), p.variants[0]) ==
+        sha256_tree(tmp.path() / "variants/baseline/src"));
+  Plan c = test::fixture_plan();
+  test::write(tmp.path() / c.variants[0].plugin, "ELF");
+  CHECK(plugin_digest(tmp.path(), c.variants[0]) == sha256_hex("ELF"));
 }

@@ -9,6 +9,7 @@
 
 #include "git_test_repo.hpp"
 #include "model/grid.hpp"
+#include "model/worker_protocol.hpp"
 #include "planner.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
@@ -20,6 +21,11 @@ using namespace abh::test;
 namespace {
 
 const fs::path kWorker = fs::path(ABH_BIN_DIR) / "abharness-worker";
+
+// What plans record as worker_sha256: the digest of the worker's files beside kWorker.
+std::string worker_digest_now() {
+  return worker_protocol::worker_digest(worker_protocol::worker_files(kWorker.parent_path()));
+}
 
 void write_grid(const fs::path& path, const std::vector<int>& ms) {
   Grid g;
@@ -53,7 +59,7 @@ struct PlannedRun {
   Plan plan;
   PlannedRun() {
     plan.repo = (tmp.path() / "repo").string();
-    plan.worker_sha256 = sha256_file(kWorker);
+    plan.worker_sha256 = worker_digest_now();
     for (const char* name : {"baseline", "candidate"}) {
       Variant v;
       v.name = name;
@@ -191,7 +197,7 @@ TEST_CASE("planner: make_plan builds both variants and writes the plan it return
   CHECK(plan.run_id == "r1");
   CHECK(plan.command == req.argv);
   CHECK(plan.repo == repo.string());
-  CHECK(plan.worker_sha256 == sha256_file(kWorker));
+  CHECK(plan.worker_sha256 == worker_digest_now());
   REQUIRE(plan.variants.size() == 2);
   for (const auto& [v, source] : {std::pair{&plan.variants[0], &resolved.baseline},
                                   std::pair{&plan.variants[1], &resolved.candidate}}) {
@@ -209,6 +215,46 @@ TEST_CASE("planner: make_plan builds both variants and writes the plan it return
   CHECK(plan.tasks.size() == 8);
   // The plan it wrote is one resume accepts.
   CHECK_NOTHROW(check_resumable(run_dir, plan, kWorker));
+}
+
+TEST_CASE("planner: a Python plugin's plan records its interpreter and its sources' digest") {
+  TempDir tmp{"abh-make-plan"};
+  const fs::path repo = tmp.path() / "repo";
+  sh(std::string(ABH_SOURCE_DIR) + "/examples/make-demo-repo.sh numpy " + quote(repo) +
+     " >/dev/null");
+  PlanRequest req;
+  req.repo = repo.string();
+  req.baseline = "HEAD~1";
+  req.candidate = "HEAD";
+  req.target = "numpy";
+  req.python = "/usr/bin/python3";
+  req.grid = (tmp.path() / "grid.json").string();
+  write_grid(req.grid, {24});
+  ResolvedRequest resolved = resolve_request(req);
+  const fs::path run_dir = tmp.path() / "runs" / "r1";
+  fs::create_directories(run_dir);
+
+  Plan plan = make_plan(req, resolved, "r1", run_dir, kWorker, tmp.path() / "cache");
+  CHECK(to_json(load_plan(run_dir)) == to_json(plan));
+  REQUIRE(plan.python);
+  CHECK(plan.python->requested == "/usr/bin/python3");
+  CHECK(plan.python->executable == "/usr/bin/python3");
+  CHECK_FALSE(plan.python->distributions.empty());
+  for (const auto& v : plan.variants) {
+    CHECK(v.is_python());
+    CHECK(v.plugin == "variants/" + v.name + "/src");
+    CHECK(v.plugin_sha256 == sha256_tree(run_dir / v.plugin));
+    CHECK(v.device == "cpu");  // as the manifest says: nothing was imported
+    CHECK(v.build_cache_key.empty());
+    CHECK(v.libraries.empty());
+    CHECK(v.recipe.env.empty());
+  }
+  CHECK(plan.variants[0].plugin_sha256 != plan.variants[1].plugin_sha256);
+  CHECK_NOTHROW(check_resumable(run_dir, plan, kWorker));
+  // An edit of the sources the arms import is a changed plugin.
+  test::write(run_dir / "variants/candidate/src/kernels/gemm.py", "edited\n");
+  CHECK(starts_with_refusal(usage_error_of([&] { check_resumable(run_dir, plan, kWorker); }),
+                            run_dir, "the candidate plugin variants/candidate/src changed"));
 }
 
 TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
@@ -244,6 +290,16 @@ TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
     r.req.grid.clear();
     CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
   }
+  SUBCASE("another interpreter") {
+    plan.python = Interpreter{};
+    plan.python->requested = "/usr/bin/python3";
+    r.req.python = "/usr/bin/python3";
+    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
+    r.req.python = "python3.12";
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+          "cannot resume " + run_dir.string() +
+              ": --python python3.12 differs from the plan's interpreter '/usr/bin/python3'");
+  }
 }
 
 TEST_CASE("planner: resume refuses a worker binary that changed since the plan") {
@@ -254,7 +310,7 @@ TEST_CASE("planner: resume refuses a worker binary that changed since the plan")
   CHECK(starts_with_refusal(msg, run.dir,
                             "the worker binary changed since the plan (plan " +
                                 run.plan.worker_sha256.substr(0, 12) + ", now " +
-                                sha256_file(kWorker).substr(0, 12) + ")"));
+                                worker_digest_now().substr(0, 12) + ")"));
 }
 
 TEST_CASE("planner: resume refuses a plugin that is missing or changed") {

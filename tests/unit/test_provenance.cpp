@@ -208,6 +208,49 @@ TEST_CASE("provenance: plugin-sha256 refuses a result of another plugin build") 
   check_refused(run, {{"plugin-sha256", kB, "plugin_sha256"}});
 }
 
+TEST_CASE("provenance: python-interpreter refuses an arm under another interpreter, or none") {
+  Run run;
+  Interpreter py;
+  py.requested = "python3";
+  py.executable = "/usr/bin/python3";
+  py.real_path = "/usr/bin/python3.11";
+  py.version = "3.11.2";
+  py.sha256 = std::string(64, 'a');
+  py.distributions = {"numpy==1.24.2"};
+  py.distributions_sha256 = std::string(64, 'd');
+  py.site_sha256 = std::string(64, 's');
+  run.plan.python = py;
+  for (auto& v : run.plan.variants) v.recipe.python = PythonPlugin{"m", "make_problem", "cpu", ""};
+  run.write_plan();
+  Interpreter arm = py;
+  arm.distributions.clear();
+  arm.site_sha256 = std::string(64, 't');  // a moved fingerprint alone is no other interpreter
+  for (const auto& t : run.plan.tasks) {
+    ArmResult r = test::fixture_result(run.plan, t);
+    r.python = arm;
+    write_result(result_path(run.dir, t), r);
+  }
+  CHECK(run.validate().problems.empty());
+  SUBCASE("other distributions") {
+    run.forge(kB, [](json& j) { j["python"]["distributions_sha256"] = std::string(64, 'e'); });
+    check_refused(run, {{"python-interpreter", kB, "python.distributions_sha256"}});
+  }
+  SUBCASE("another binary") {
+    run.forge(kA1, [](json& j) { j["python"]["sha256"] = std::string(64, 'b'); });
+    check_refused(run, {{"python-interpreter", kA1, "python.sha256"}});
+  }
+  SUBCASE("no interpreter recorded") {
+    run.forge(kA2, [](json& j) { j.erase("python"); });
+    check_refused(run, {{"python-interpreter", kA2, "python"}});
+  }
+}
+
+TEST_CASE("provenance: python-interpreter refuses an interpreter record in a C++ arm's result") {
+  Run run;
+  run.forge(kB, [](json& j) { j["python"] = to_json(Interpreter{}); });
+  check_refused(run, {{"python-interpreter", kB, "python"}});
+}
+
 TEST_CASE("provenance: worker-sha256 refuses a result of another worker binary") {
   Run run;
   run.forge(kA2, [](json& j) { j["worker_sha256"] = sha256_hex("other worker"); });

@@ -1,7 +1,9 @@
 // SHA-256 through OpenSSL: the standard test vectors, the length-prefixed fields that keep
-// ("ab", "c") and ("a", "bc") apart, file hashing, and misuse after finalizing.
+// ("ab", "c") and ("a", "bc") apart, file and tree hashing, and misuse after finalizing.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <string>
 
 #include "system/error.hpp"
@@ -41,4 +43,35 @@ TEST_CASE("sha256: a finalized digest refuses more input") {
   h.hex();
   CHECK(test::error_of([&] { h.update("y"); }) == "SHA-256: update after hex()");
   CHECK(test::error_of([&] { h.hex(); }) == "SHA-256: hex() called twice");
+}
+
+TEST_CASE("sha256: a tree digest covers every path and content, links by target") {
+  test::TempDir tmp;
+  const auto dir = tmp.path() / "src";
+  test::write(dir / "pkg" / "mod.py", "x = 1\n");
+  test::write(dir / "README", "r");
+  std::filesystem::create_symlink("pkg/mod.py", dir / "link");
+  const std::string d0 = sha256_tree(dir);
+  CHECK(d0.size() == 64);
+  CHECK(sha256_tree(dir) == d0);  // stable
+
+  test::write(dir / "pkg" / "mod.py", "x = 2\n");
+  const std::string d1 = sha256_tree(dir);
+  CHECK(d1 != d0);
+  std::filesystem::rename(dir / "README", dir / "README.md");
+  const std::string d2 = sha256_tree(dir);
+  CHECK(d2 != d1);
+  std::filesystem::remove(dir / "link");
+  std::filesystem::create_symlink("README.md", dir / "link");  // another target
+  const std::string d3 = sha256_tree(dir);
+  CHECK(d3 != d2);
+  std::filesystem::create_directories(dir / "pkg" / "__pycache__");  // an empty directory: no file
+  CHECK(sha256_tree(dir) == d3);
+  test::write(dir / "pkg" / "__pycache__" / "mod.cpython-312.pyc", "bytecode");
+  CHECK(sha256_tree(dir) != d3);
+
+  CHECK(test::contains(test::error_of([&] { sha256_tree(dir / "README.md"); }), "not a directory"));
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  CHECK(test::contains(test::error_of([&] { sha256_tree(dir); }),
+                       "neither a regular file nor a symbolic link"));
 }

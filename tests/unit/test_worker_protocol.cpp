@@ -1,9 +1,12 @@
 // The orchestrator-worker protocol: the argument vectors and error lines of
 // model/worker_protocol.hpp, and the real worker binary answering them as the orchestrator
 // expects (exit codes, the error line, the parent-pid check).
+#include <abharness/worker.h>
+#include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "model/environment.hpp"
@@ -23,6 +26,42 @@ TEST_CASE("worker protocol: one argument vector per subcommand") {
   CHECK(wp::probe_args("GPU-1234") == Args{"probe", "--gpu", "GPU-1234"});
   CHECK(wp::describe_args("/runs/r1/libp.so") == Args{"describe", "--plugin", "/runs/r1/libp.so"});
   CHECK(wp::telemetry_args("1") == Args{"telemetry", "--gpu", "1"});
+}
+
+TEST_CASE(
+    "worker protocol: a Python arm is the interpreter on the launcher, isolated, no bytecode") {
+  CHECK(wp::python_run_command("/venv/bin/python3", "/abh/bin/python/abharness_worker.py",
+                               "/runs/r1", "m128", "B") ==
+        Args{"/venv/bin/python3", "-I", "-B", "/abh/bin/python/abharness_worker.py", "run",
+             "--run-dir", "/runs/r1", "--shape", "m128", "--arm", "B"});
+  CHECK(wp::python_interpreter_command("python3", "/abh/l.py") ==
+        Args{"python3", "-I", "-B", "/abh/l.py", "interpreter"});
+}
+
+TEST_CASE("worker protocol: the worker's digest covers each of its files, by role") {
+  test::TempDir tmp("abh-worker-files");
+  const wp::WorkerFiles f = wp::worker_files(tmp.path());
+  CHECK(f.executable == tmp.path() / "abharness-worker");
+  CHECK(f.engine == tmp.path() / "libabharness_worker.so");
+  CHECK(f.launcher == tmp.path() / "python/abharness_worker.py");
+  CHECK(f.helper == tmp.path() / "python/abharness/__init__.py");
+  const std::string missing = test::error_of([&] { wp::worker_digest(f); });
+  CHECK(
+      test::contains(missing, "the worker's executable " + f.executable.string() + " is missing"));
+  for (const auto* p : {&f.executable, &f.engine, &f.launcher, &f.helper})
+    test::write(*p, "contents of " + p->filename().string());
+  const std::string d = wp::worker_digest(f);
+  CHECK(d.size() == 64);
+  for (const auto* p : {&f.executable, &f.engine, &f.launcher, &f.helper}) {
+    test::write(*p, "changed");
+    CHECK(wp::worker_digest(f) != d);
+    test::write(*p, "contents of " + p->filename().string());
+  }
+  CHECK(wp::worker_digest(f) == d);
+  // The same files in other roles are another worker.
+  wp::WorkerFiles swapped = f;
+  std::swap(swapped.launcher, swapped.helper);
+  CHECK(wp::worker_digest(swapped) != d);
 }
 
 TEST_CASE("worker protocol: an error line carries the message after its prefix") {
@@ -82,6 +121,20 @@ TEST_CASE("worker protocol: a failure ends in one error line and the exit code o
   REQUIRE(message.has_value());
   CHECK(message->find("cannot load plugin /nonexistent/libnothing.so") != std::string::npos);
   CHECK(r.out.empty());
+}
+
+TEST_CASE("worker protocol: the engine exports the front-end entry and none of its own symbols") {
+  // abharness-worker and the Python launcher are front ends over libabharness_worker.so; in an
+  // interpreter's process, none of the engine's symbols may stand in for another library's.
+  const std::string engine = std::string(ABH_BIN_DIR) + "/" + wp::kWorkerEngine;
+  void* h = ::dlopen(engine.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(h != nullptr, ::dlerror());
+  CHECK(::dlsym(h, ABH_WORKER_MAIN_SYMBOL) != nullptr);
+  CHECK(::dlsym(h, "_ZN3abh10sha256_hexB5cxx11ESt17basic_string_viewIcSt11char_traitsIcEE") ==
+        nullptr);  // abh::sha256_hex, from the static core library linked into the engine
+  ::dlclose(h);
+  for (const char* f : {wp::kWorkerExecutable, wp::kPythonLauncher, wp::kPythonHelper})
+    CHECK(std::filesystem::exists(std::string(ABH_BIN_DIR) + "/" + f));
 }
 
 TEST_CASE("worker protocol: a worker whose parent is not the one named exits at once") {
