@@ -11,6 +11,7 @@
 #include "system/data_dir.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
+#include "system/run_dir_fs.hpp"
 
 #ifndef ABH_DATA_DIR
 #define ABH_DATA_DIR ""
@@ -45,7 +46,7 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
   for (const char* fmt : {"md", "json", "csv", "svg"}) {
     std::string format = std::string(fmt) == "md" ? "markdown" : fmt;
-    write_file_atomic(run_dir / (std::string("report.") + fmt), render(report, format, {}));
+    RunDirFs(run_dir).write_atomic(std::string("report.") + fmt, render(report, format, {}));
   }
   RenderOptions term;
   term.color = flags.color == "always" || (flags.color == "auto" && ::isatty(STDOUT_FILENO));

@@ -3,12 +3,13 @@
 #include <set>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 
 void check_safe_name(const std::string& id, const std::string& what) {
   auto fail = [&](const std::string& why) {
-    throw Error(what + " '" + id + "' " + why +
+    throw Error(what + " " + quote(id) + " " + why +
                 ": use 1-100 characters of [A-Za-z0-9._-], not starting with '.'");
   };
   if (id.empty() || id.size() > 100) fail("has a bad length");
@@ -59,8 +60,8 @@ Grid grid_from_json(const json& j, const std::string& where) {
   for (size_t i = 0; i < it->size(); ++i) {
     Shape s = shape_from_json((*it)[i], where + ": shapes[" + std::to_string(i) + "]");
     if (!seen.insert(s.id).second)
-      throw Error(where + ": shapes[" + std::to_string(i) + "]: duplicate shape id '" + s.id +
-                  "': give each shape a unique \"id\"");
+      throw Error(where + ": shapes[" + std::to_string(i) + "]: duplicate shape id " +
+                  quote(s.id) + ": give each shape a unique \"id\"");
     g.shapes.push_back(std::move(s));
   }
   return g;

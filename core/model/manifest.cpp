@@ -48,14 +48,14 @@ void substitute_all(std::string& s, const SubstitutionVars& vars, const std::str
 void check_not_a_command_line(const std::string& argv0, const std::string& where) {
   static const std::string kShellChars = " \t\n|&;<>()$`\\\"'*?";
   if (argv0.find_first_of(kShellChars) == std::string::npos) return;
-  throw UsageError(where + ": field 'argv[0]': \"" + argv0 +
-                   "\" looks like a shell command line, but recipes run without a shell: split it "
+  throw UsageError(where + ": field 'argv[0]': " + quote(argv0) +
+                   " looks like a shell command line, but recipes run without a shell: split it "
                    "into one argv item per argument, or set \"shell\": true and give the command "
                    "line as the only argv item");
 }
 
 void check_artifact(const std::string& artifact, const std::string& where) {
-  const std::string what = where + ": field 'artifact': \"" + artifact + "\"";
+  const std::string what = where + ": field 'artifact': " + quote(artifact);
   if (artifact.empty()) throw UsageError(what + " is empty: name the built plugin file");
   check_no_nul(artifact, where, "artifact");
   fs::path p(artifact);
@@ -92,7 +92,7 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
-  const std::string fname = file.string();
+  const std::string fname = printable(file.string());
   try {
     require_object(root, fname);
     schema_version(root, fname, kManifestSchemaVersion, "manifest", "set it to 1");
@@ -100,7 +100,7 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
     auto it = plugins.find(target);
     if (it == plugins.end()) {
       auto names = plugin_names(plugins);
-      throw UsageError(fname + ": field 'plugins': has no target '" + target + "'; " +
+      throw UsageError(fname + ": field 'plugins': has no target " + quote(target) + "; " +
                        (names.empty() ? std::string("it declares no targets at all")
                                       : "it declares: " + join(names, ", ")) +
                        " (pick one of those, or add '" + target + "' to the manifest)");
@@ -110,8 +110,8 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
     const json& p = *it;
     for (auto k = p.begin(); k != p.end(); ++k)
       if (!kRecipeKeys.count(k.key()))
-        throw UsageError(where + ": unknown field '" + k.key() +
-                         "' (a recipe has argv, artifact, env, shell, timeout_s)");
+        throw UsageError(where + ": unknown field " + quote(k.key()) +
+                         " (a recipe has argv, artifact, env, shell, timeout_s)");
 
     BuildRecipe r;
     r.target = target;
@@ -153,8 +153,8 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
       for (auto e = env.begin(); e != env.end(); ++e) {
         const std::string name = "env." + e.key();
         if (e.key().empty() || e.key().find('=') != std::string::npos)
-          throw UsageError(where + ": field 'env': variable name '" + e.key() +
-                           "' is empty or contains '='");
+          throw UsageError(where + ": field 'env': variable name " + quote(e.key()) +
+                           " is empty or contains '='");
         check_no_nul(e.key(), where, name);
         if (!e->is_string())
           throw UsageError(where + ": field '" + name + "': expected a string, found " + e->dump());
