@@ -156,7 +156,13 @@ std::string new_run_id() {
 
 fs::path create_run_dir(const fs::path& runs_root, std::string& id) {
   if (id.empty()) id = new_run_id();
-  check_safe_name(id, "--run-id");
+  try {
+    check_safe_name(id, "--run-id");
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // a flag's value: exit 2, as docs/exit-codes.md says
+  }
   const fs::path run_dir = runs_root / id;
   if (fs::exists(fs::symlink_status(run_dir)))
     throw UsageError("run directory " + run_dir.string() +

@@ -212,8 +212,24 @@ Plan load_plan(const fs::path& run_dir) {
                             "it cannot be resumed; start a new run"
                           : ""));
   const std::string bytes = dir.read(kPlanFile, JsonLimits{}.max_bytes);
-  const json j = parse_json(bytes, where);
-  require_object(j, where);
+  // A plan that does not parse (a duplicate key, a number out of range) or does not map is a
+  // damaged run directory, like an edited one: a provenance failure, not a usage error.
+  const auto damaged = [&](const auto& step) {
+    try {
+      return step();
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      throw ProvenanceError(std::string(e.what()) +
+                            " (plan.json is written once by abharness and never edited: start a "
+                            "new run)");
+    }
+  };
+  const json j = damaged([&] {
+    json parsed = parse_json(bytes, where);
+    require_object(parsed, where);
+    return parsed;
+  });
   // The version first: an older plan has no digest, and is refused for its version, not that.
   schema_version_or_usage(j, where);
   const auto recorded = j.find(kDigestField);
@@ -224,7 +240,7 @@ Plan load_plan(const fs::path& run_dir) {
                           (recorded == j.end() ? std::string("(absent)") : recorded->dump()) +
                           ": the plan was edited after it was written; results measured under "
                           "another plan must not be mixed with it: start a new run");
-  Plan p = plan_from_json(j, where);
+  Plan p = damaged([&] { return plan_from_json(j, where); });
   p.file_sha256 = sha256_hex(bytes);
   return p;
 }
