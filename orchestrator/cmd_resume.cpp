@@ -11,6 +11,7 @@
 #include "run_command.hpp"
 #include "run_lock.hpp"
 #include "sweep.hpp"
+#include "system/run_dir_fs.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -18,10 +19,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // The run-relative paths of the results that passed validation: they are not measured again.
-std::set<std::string> valid_results(const fs::path& run_dir, const Validation& v) {
+std::set<std::string> valid_results(const Validation& v) {
   std::set<std::string> done;
   for (const auto& o : v.outcomes)
-    if (o.result) done.insert(fs::relative(result_path(run_dir, o.task), run_dir).generic_string());
+    if (o.result) done.insert(result_rel(o.task).generic_string());
   return done;
 }
 
@@ -37,13 +38,13 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   Validation before = validate_run(run_dir, plan);
   for (const auto& rel : before.leftovers) {
     std::cerr << "removing interrupted write " << rel << "\n";
-    fs::remove(run_dir / rel);
+    RunDirFs(run_dir).remove(rel);
   }
   if (!before.problems.empty()) {
     print_problems(before);
     return exit_code::kProvenance;
   }
-  auto done = valid_results(run_dir, before);
+  auto done = valid_results(before);
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << plan.tasks.size()
             << " arms already valid\n";
   run_sweep(run_dir, plan, worker, done, sweep_options(flags));

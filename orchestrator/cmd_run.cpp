@@ -32,6 +32,7 @@ std::vector<std::string>& argv_store() {
 int start_run(RunFlags f) {
   ResolvedRequest resolved = resolve_request(f.plan);
   const fs::path runs_root = fs::absolute(f.runs_root).lexically_normal();
+  check_run_inputs(f.plan, resolved, runs_root);
   std::string id = f.run_id;
   const fs::path run_dir = create_run_dir(runs_root, id);
   RunLock lock(run_dir);

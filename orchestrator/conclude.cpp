@@ -12,6 +12,7 @@
 #include "system/data_dir.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
+#include "system/run_dir_fs.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -48,7 +49,7 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
   for (const auto& f : report_format_table())
     if (f.name != "terminal")
-      write_file_atomic(run_dir / ("report." + f.extension), f.render(report, {}));
+      RunDirFs(run_dir).write_atomic("report." + f.extension, f.render(report, {}));
   RenderOptions term;
   term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   // Machine-readable output goes to stdout alone (progress and messages are on stderr), so

@@ -42,6 +42,9 @@ Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete swee
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : exit_code::kUsage;
+  } catch (const ProvenanceError& e) {
+    std::cerr << "abharness: provenance validation FAILED: " << e.what() << std::endl;
+    return exit_code::kProvenance;
   } catch (const UsageError& e) {
     std::cerr << "abharness: " << e.what() << std::endl;
     return exit_code::kUsage;

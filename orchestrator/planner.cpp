@@ -8,10 +8,13 @@
 #include <sstream>
 
 #include "interpreter_probe.hpp"
+#include "git/ignore.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "system/error.hpp"
+#include "system/text.hpp"
 #include "system/json_io.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 #include "system/version.hpp"
 #include "variants.hpp"
@@ -52,8 +55,8 @@ void check_binaries_and_sources(const fs::path& run_dir, const Plan& plan, const
     refuse_resume(run_dir, "the worker binary changed since the plan (plan " +
                                plan.worker_sha256.substr(0, 12) + ", now " + w.substr(0, 12) + ")");
   for (const auto& v : plan.variants) {
-    fs::path plugin = run_dir / v.plugin;
-    if (!fs::exists(plugin))
+    const RunDirFs run(run_dir);
+    if (run.kind(v.plugin) == RunDirFs::Kind::absent)
       refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " is missing");
     std::string h = plugin_digest(run_dir, v);
     if (h != v.plugin_sha256)
@@ -74,6 +77,7 @@ void check_machine(const fs::path& run_dir, const Plan& plan, const fs::path& wo
   std::vector<std::string> gpus;
   for (const auto& m : plan.machine)
     if (m.gpu) gpus.push_back(m.gpu->uuid);
+  RunDirFs(run_dir).make_dirs("logs/probe");
   auto now = probe_machine(worker, any_cuda(plan), gpus, run_dir / "logs" / "probe");
   for (size_t i = 0; i < plan.machine.size(); ++i) {
     json a = to_json(plan.machine[i]), b = to_json(now.at(i));
@@ -105,6 +109,48 @@ ResolvedRequest resolve_request(const PlanRequest& req) {
   return r;
 }
 
+namespace {
+
+// "--runs-root" for "--runs-root=x" or the item after "--runs-root"; empty for the rest.
+std::string flag_of(const std::vector<std::string>& argv, size_t i) {
+  const std::string& a = argv[i];
+  if (a.rfind("--", 0) == 0) return a.substr(0, a.find('='));
+  if (i > 0 && argv[i - 1].rfind("--", 0) == 0 && argv[i - 1].find('=') == std::string::npos)
+    return argv[i - 1];
+  return "";
+}
+
+void check_utf8(const std::string& text, const std::string& what) {
+  const size_t bad = invalid_utf8_at(text);
+  if (bad == std::string::npos) return;
+  throw UsageError(what + " " + quote(text) + " is not UTF-8 (byte " + std::to_string(bad) +
+                   "): the plan and every result record it as JSON text, which must be UTF-8; "
+                   "rename it (or use a path without that byte: a symbolic link works)");
+}
+
+}  // namespace
+
+void check_run_inputs(const PlanRequest& req, const ResolvedRequest& resolved,
+                      const fs::path& runs_root) {
+  for (size_t i = 0; i < req.argv.size(); ++i) {
+    const std::string flag = flag_of(req.argv, i);
+    check_utf8(req.argv[i], flag.empty() ? "argument " + std::to_string(i)
+                                         : "the argument of " + flag);
+  }
+  check_utf8(resolved.repo.string(), "--repo: the repository path");
+  check_utf8(runs_root.string(), "--runs-root: the runs root");
+  if (auto wt = visible_to_git(resolved.repo, runs_root))
+    throw UsageError("--runs-root " + quote(runs_root.string()) +
+                     " is inside the work tree of the kernel repository " +
+                     quote(wt->string()) +
+                     " and git does not ignore it: every run directory would become untracked "
+                     "files of a WORKTREE identity, and abharness never writes into your "
+                     "repository; add it to .gitignore (e.g. `echo " +
+                     printable(fs::weakly_canonical(runs_root).lexically_relative(*wt).string()) +
+                     "/ >> " + printable((*wt / ".gitignore").string()) +
+                     "`) or use a runs root outside the repository");
+}
+
 std::string new_run_id() {
   std::random_device rd;
   char suffix[16];
@@ -114,16 +160,23 @@ std::string new_run_id() {
 
 fs::path create_run_dir(const fs::path& runs_root, std::string& id) {
   if (id.empty()) id = new_run_id();
-  check_safe_name(id, "--run-id");
+  try {
+    check_safe_name(id, "--run-id");
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());  // a flag's value: exit 2, as docs/exit-codes.md says
+  }
   const fs::path run_dir = runs_root / id;
-  if (fs::exists(run_dir))
+  if (fs::exists(fs::symlink_status(run_dir)))
     throw UsageError("run directory " + run_dir.string() +
                      " already exists: use `abharness resume " + run_dir.string() +
                      "` to continue it, or another --run-id");
-  fs::create_directories(run_dir);
-  // runs/ often sits inside the kernel repository: a .gitignore of "*" keeps it out of every
-  // WORKTREE identity (and out of `git status`), so a sweep never changes what it measures.
-  if (!fs::exists(runs_root / ".gitignore")) write_file_atomic(runs_root / ".gitignore", "*\n");
+  fs::create_directories(runs_root);
+  // create_directory, not create_directories: a run directory is always new, never one that
+  // appeared between the check above and here.
+  if (!fs::create_directory(run_dir))
+    throw UsageError("run directory " + run_dir.string() + " already exists: use another --run-id");
   return run_dir;
 }
 
@@ -170,6 +223,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.schema_version = kPlanSchemaVersion;
   plan.harness_version = kHarnessVersion;
   plan.run_id = run_id;
+  plan.run_nonce = new_run_nonce();
   plan.created_at = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
   plan.repo = resolved.repo.string();
   plan.plugin_target = req.target;
@@ -195,10 +249,11 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.schedule = req.schedule;
   plan.schedule.gpus = cuda ? static_cast<int>(gpus.size()) : 1;
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
+  RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = probe_machine(worker, cuda, gpus, run_dir / "logs" / "probe");
   // Written once, before any arm runs; never edited afterwards.
-  write_json_atomic(plan_path(run_dir), to_json(plan));
-  return plan;
+  write_plan(run_dir, plan);
+  return load_plan(run_dir);  // as the workers will read it, with the digest of its bytes
 }
 
 void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested) {

@@ -45,11 +45,21 @@ struct ResolvedRequest {
 // UsageError naming the flag.
 ResolvedRequest resolve_request(const PlanRequest& req);
 
+// Refuses, before anything is built, what the plan could not record or the run would spoil:
+//  - a command line item, the repository or the runs root (as absolute paths) that is not UTF-8:
+//    the plan and results are JSON, which holds UTF-8 text only, and abharness does not guess an
+//    encoding; the message names the argument and the byte;
+//  - a runs root inside the kernel repository's work tree that git does not ignore: the run
+//    directories would become untracked files of every WORKTREE identity. abharness never writes
+//    into the user's repository (not even a .gitignore); the message says what to add.
+void check_run_inputs(const PlanRequest& req, const ResolvedRequest& resolved,
+                      const std::filesystem::path& runs_root);
+
 // A fresh run id: the UTC time and a random suffix, e.g. 20261129-120000-3fa9c1.
 std::string new_run_id();
 
 // Creates runs_root/<id>, choosing `id` when it is empty; a directory that exists is never reused
-// (UsageError pointing at resume). Keeps runs_root out of git with a .gitignore of "*".
+// (UsageError pointing at resume).
 std::filesystem::path create_run_dir(const std::filesystem::path& runs_root, std::string& id);
 
 // The GPU selectors of --gpus; UsageError when it names none.

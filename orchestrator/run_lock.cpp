@@ -9,13 +9,15 @@
 #include <string>
 
 #include "system/error.hpp"
+#include "system/run_dir_fs.hpp"
 
 namespace abh {
 
 RunLock::RunLock(const std::filesystem::path& run_dir) {
   std::filesystem::path p = run_dir / ".lock";
-  fd_ = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error("cannot open " + p.string() + ": " + std::strerror(errno));
+  // In place (every orchestrator must lock the same inode), but never through a link: a .lock
+  // that is a symbolic or hard link to a file elsewhere would be truncated and written there.
+  fd_ = RunDirFs(run_dir).open_in_place(".lock").release();
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     int e = errno;
     ::close(fd_);

@@ -3,8 +3,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <exception>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -15,31 +16,48 @@
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/process.hpp"
+#include "system/run_dir_fs.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string tail_of(const fs::path& p, size_t max_lines) {
-  std::ifstream in(p);
+// The last lines of a worker's log, read without following links and at most its last 1 MiB.
+std::vector<std::string> last_lines(const RunDirFs& run, const fs::path& rel, size_t max_lines) {
+  std::string text;
+  try {
+    UniqueFd fd = run.open_read(rel);
+    const off_t size = ::lseek(fd.get(), 0, SEEK_END);
+    const off_t from = size > (1 << 20) ? size - (1 << 20) : 0;
+    text.resize(static_cast<size_t>(size - from));
+    const ssize_t n = ::pread(fd.get(), text.data(), text.size(), from);
+    text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  } catch (const std::exception& e) {
+    return {std::string("(log unreadable: ") + e.what() + ")"};
+  }
   std::vector<std::string> lines;
+  std::stringstream in(text);
   for (std::string l; std::getline(in, l);) {
     lines.push_back(l);
     if (lines.size() > max_lines) lines.erase(lines.begin());
   }
+  return lines;
+}
+
+std::string tail_of(const RunDirFs& run, const fs::path& rel, size_t max_lines) {
   std::string out;
-  for (const auto& l : lines) out += l + "\n";
+  for (const auto& l : last_lines(run, rel, max_lines)) out += l + "\n";
   return out;
 }
 
 // The last error line is the worker's own account of what went wrong.
-std::string worker_error_line(const fs::path& err) {
-  std::ifstream in(err);
+std::string worker_error_line(const RunDirFs& run, const fs::path& err) {
   std::string found;
-  for (std::string l; std::getline(in, l);)
+  for (const auto& l : last_lines(run, err, 200))
     if (auto message = worker_protocol::parse_error_line(l)) found = *message;
-  return found;
+  return printable(found);
 }
 
 std::string fmt_seconds(double s) {
@@ -84,28 +102,30 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-void write_failure(const fs::path& run_dir, const Task& t, const std::string& reason,
+void write_failure(const RunDirFs& run, const Task& t, const std::string& reason,
                    const ExitStatus& st) {
-  fs::path out = log_path(run_dir, t, "out"), err = log_path(run_dir, t, "err");
   json f{{"shape", t.shape},
          {"arm", t.arm},
          {"variant", t.variant},
          {"reason", reason},
          {"exit", st.describe()},
          {"wall_s", st.wall_s},
-         {"stdout", fs::relative(out, run_dir).generic_string()},
-         {"stderr", fs::relative(err, run_dir).generic_string()},
-         {"stderr_tail", tail_of(err, 20)}};
-  write_json_atomic(log_path(run_dir, t, "failure.json"), f);
+         {"stdout", log_rel(t, "out").generic_string()},
+         {"stderr", log_rel(t, "err").generic_string()},
+         {"stderr_tail", printable(tail_of(run, log_rel(t, "err"), 20))}};
+  run.write_json_atomic(log_rel(t, "failure.json"), f);
 }
 
-// Runs one arm; returns whether it produced a result.
+// Runs one arm; returns whether it produced a result. Every file of the arm is reached without
+// following links (system/run_dir_fs.hpp): its logs are created afresh, never written through a
+// link planted in their place.
 bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
              Progress& progress) {
-  fs::create_directories(log_path(run_dir, t, "out").parent_path());
-  fs::remove(log_path(run_dir, t, "failure.json"));
-  const fs::path result = result_path(run_dir, t);
-  fs::create_directories(result.parent_path());
+  const RunDirFs run(run_dir);
+  run.remove(log_rel(t, "failure.json"));
+  const fs::path result = result_rel(t);
+  run.make_dirs(result.parent_path());
+  UniqueFd out = run.create(log_rel(t, "out")), err = run.create(log_rel(t, "err"));
   SpawnSpec spec;
   // A Python plugin's arm is the user's interpreter on the Python launcher, which calls the same
   // engine as abharness-worker (docs/python.md).
@@ -116,8 +136,8 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
     spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm);
     spec.argv.insert(spec.argv.begin(), worker.string());
   }
-  spec.stdout_path = log_path(run_dir, t, "out");
-  spec.stderr_path = log_path(run_dir, t, "err");
+  spec.stdout_fd = out.get();
+  spec.stderr_fd = err.get();
   spec.timeout_s = plan.settings.arm_timeout_s;
   // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
   // orphan that writes a result behind a later resume's back.
@@ -128,19 +148,21 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
   const Environment& m = plan.machine.at(static_cast<size_t>(t.gpu));
   if (m.gpu) spec.env[worker_protocol::kVisibleDevicesEnv] = m.gpu->uuid;
   ExitStatus st = run_process(spec);
-  bool ok = st.ok() && fs::exists(result);
+  out.reset();
+  err.reset();
+  bool ok = st.ok() && run.kind(result) == RunDirFs::Kind::file;
   if (!ok) {
     // A failed arm leaves no result: whatever it may have written is not evidence.
-    fs::remove(result);
+    run.remove(result);
     std::string reason;
     if (st.kind == ExitStatus::Kind::timed_out)
       reason = st.describe();
     else {
-      std::string line = worker_error_line(spec.stderr_path);
+      std::string line = worker_error_line(run, log_rel(t, "err"));
       reason = st.ok() ? "the worker exited 0 but wrote no result" : st.describe();
       if (!line.empty()) reason += ": " + line;
     }
-    write_failure(run_dir, t, reason, st);
+    write_failure(run, t, reason, st);
   }
   progress.finished(t, st, ok);
   return ok;
@@ -153,7 +175,7 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   SweepSummary sum;
   std::map<int, std::vector<const Task*>> lanes;  // one lane per GPU
   for (const auto& t : plan.tasks) {
-    if (done.count(fs::relative(result_path(run_dir, t), run_dir).generic_string())) {
+    if (done.count(result_rel(t).generic_string())) {
       ++sum.skipped;
       continue;
     }
@@ -163,12 +185,18 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   for (const auto& [gpu, ts] : lanes) todo += static_cast<int>(ts.size());
   Progress progress(todo, std::max<int>(1, static_cast<int>(lanes.size())), opt);
   std::mutex m;
+  std::exception_ptr error;  // the first lane that could not go on (a damaged run directory)
   auto run_lane = [&](const std::vector<const Task*>& tasks) {
-    for (const Task* t : tasks) {
-      bool ok = run_arm(run_dir, plan, worker, *t, progress);
+    try {
+      for (const Task* t : tasks) {
+        bool ok = run_arm(run_dir, plan, worker, *t, progress);
+        std::lock_guard<std::mutex> g(m);
+        ++sum.ran;
+        if (!ok) ++sum.failed;
+      }
+    } catch (...) {
       std::lock_guard<std::mutex> g(m);
-      ++sum.ran;
-      if (!ok) ++sum.failed;
+      if (!error) error = std::current_exception();
     }
   };
   if (lanes.size() <= 1) {
@@ -179,6 +207,7 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
     for (auto& th : threads) th.join();
   }
   progress.close();
+  if (error) std::rethrow_exception(error);
   return sum;
 }
 

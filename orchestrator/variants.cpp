@@ -15,7 +15,9 @@
 #include "paths.hpp"
 #include "system/error.hpp"
 #include "system/process.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -89,19 +91,23 @@ json command_json(const std::vector<std::string>& argv, const std::string& what,
                   const std::string& tag, const fs::path& scratch_dir,
                   const std::map<std::string, std::string>& env) {
   fs::create_directories(scratch_dir);
+  // The scratch directory is usually in a run directory: its files are created afresh and read
+  // back without following links.
+  const RunDirFs scratch(scratch_dir);
   SpawnSpec spec;
   spec.env = env;
   spec.argv = argv;
-  spec.stdout_path = scratch_dir / (tag + ".out");
-  spec.stderr_path = scratch_dir / (tag + ".err");
+  UniqueFd out = scratch.create(tag + ".out"), err = scratch.create(tag + ".err");
+  spec.stdout_fd = out.get();
+  spec.stderr_fd = err.get();
   spec.timeout_s = 120;
   ExitStatus st = run_process(spec);
   if (!st.ok()) {
-    std::string err = read_text_file(spec.stderr_path, 1u << 16);
-    while (!err.empty() && std::isspace(static_cast<unsigned char>(err.back()))) err.pop_back();
-    throw Error(what + " failed (" + st.describe() + "): " + err);
+    std::string text = scratch.read(tag + ".err", 1u << 16);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    throw Error(what + " failed (" + st.describe() + "): " + printable(text));
   }
-  return parse_json(read_text_file(spec.stdout_path), "output of " + what);
+  return parse_json(scratch.read(tag + ".out", 64u << 20), "output of " + what);
 }
 
 json worker_json(const fs::path& worker, const std::vector<std::string>& args,
@@ -116,6 +122,8 @@ Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const f
                         const fs::path& cache_root, const fs::path& worker, std::ostream& log) {
   const fs::path vdir = run_dir / "variants" / req.name;
   const fs::path src = vdir / "src";
+  // Made here, without following links, so that what follows writes inside the run directory.
+  RunDirFs(run_dir).make_dirs(fs::path("variants") / req.name);
   log << req.name << ": " << req.source.requested << " = " << req.source.kind << " "
       << req.source.commit.substr(0, 12) << " (identity " << req.source.digest.substr(0, 12)
       << ")\n";

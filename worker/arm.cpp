@@ -13,6 +13,7 @@
 #include "plugin.hpp"
 #include "sampling.hpp"
 #include "stats/statistics.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 #include "system/version.hpp"
 #include "tactic_cache.hpp"
@@ -70,11 +71,14 @@ PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
 }
 
 // Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:
-// provenance validation compares the two), and for a Python plugin under which interpreter (as
-// the launcher describes it).
+// provenance validation compares the two), under which plan (its nonce and the digest of the
+// bytes read, so that the result cannot pass for one of another run), and for a Python plugin
+// under which interpreter (as the launcher describes it).
 void record_identity(const PlannedArm& a, const ArmRequest& req, ArmResult& r) {
-  r.invocation = Invocation{a.plan.run_id,  a.shape.id,   a.shape.params,       a.task.arm,
-                            a.task.variant, a.task.round, a.plan.plugin_target, a.settings};
+  r.invocation = Invocation{a.plan.run_id,    a.plan.run_nonce, a.shape.id,
+                            a.shape.params,   a.task.arm,       a.task.variant,
+                            a.task.round,     a.plan.plugin_target, a.settings};
+  r.plan_sha256 = a.plan.file_sha256;
   r.source = a.variant.source;
   r.worker_sha256 = worker_protocol::worker_digest(req.files);
   r.plugin_sha256 = plugin_digest(req.run_dir, a.variant);
@@ -135,10 +139,11 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const Plugin& pl
 // Choose the tactic. One cache per run, keyed by source identity and plugin hash: in an A/A
 // comparison both sides then use the tactic tuned once, instead of two tunings that noise may send
 // different ways.
-void choose_arm_tactic(const PlannedArm& a, const fs::path& run_dir, Problem& problem,
+void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& problem,
                        const ArmWork& work, void* stream, ArmResult& r) {
   TacticContext tac;
-  tac.cache_file = run_dir / "tactics.json";
+  tac.run = &run;
+  tac.cache_file = "tactics.json";
   Sha256 key;
   key.field(a.variant.source.digest)
       .field(r.plugin_sha256)
@@ -189,6 +194,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   r.schema_version = kResultSchemaVersion;
   r.harness_version = kHarnessVersion;
 
+  const RunDirFs run(req.run_dir);
   const Plan plan = load_plan(req.run_dir);
   const PlannedArm a = find_arm(plan, req);
   record_identity(a, req, r);
@@ -217,7 +223,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [] {}};
   if (r.measurement.l2_flushed) work.prepare = [&] { device->flush_l2(); };
 
-  choose_arm_tactic(a, req.run_dir, *problem, work, tctx.stream, r);
+  choose_arm_tactic(a, run, *problem, work, tctx.stream, r);
   log.at() << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
            << std::endl;
 
@@ -240,7 +246,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
            << v.method << ")" << std::endl;
 
   r.finished_at = now_utc();
-  write_result(result_path(req.run_dir, a.task), r);
+  write_result(req.run_dir, result_rel(a.task), r);
   log.at() << "result written" << std::endl;
 }
 

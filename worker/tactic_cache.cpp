@@ -15,10 +15,12 @@ constexpr int kTuneSamples = 5;
 
 // Returns the cached key, or "" when the file is absent, or its entry is stale or foreign.
 std::string lookup(const TacticContext& ctx, std::string* note) {
-  if (ctx.cache_file.empty() || !std::filesystem::exists(ctx.cache_file)) return "";
   json j;
   try {
-    j = read_json_file(ctx.cache_file, JsonLimits{4u << 20, 8});
+    if (!ctx.run || ctx.cache_file.empty() ||
+        ctx.run->kind(ctx.cache_file) == RunDirFs::Kind::absent)
+      return "";
+    j = ctx.run->read_json(ctx.cache_file, JsonLimits{4u << 20, 8});
   } catch (const std::exception& e) {
     *note = std::string("tactic cache unreadable, re-tuned: ") + e.what();
     return "";
@@ -37,11 +39,11 @@ std::string lookup(const TacticContext& ctx, std::string* note) {
 }
 
 void store(const TacticContext& ctx, const std::string& key) {
-  if (ctx.cache_file.empty()) return;
+  if (!ctx.run || ctx.cache_file.empty()) return;
   json j{{"schema_version", kTacticCacheSchema}, {"entries", json::object()}};
   try {
-    if (std::filesystem::exists(ctx.cache_file)) {
-      json old = read_json_file(ctx.cache_file, JsonLimits{4u << 20, 8});
+    if (ctx.run->kind(ctx.cache_file) != RunDirFs::Kind::absent) {
+      json old = ctx.run->read_json(ctx.cache_file, JsonLimits{4u << 20, 8});
       if (old.is_object() && old.value("schema_version", json()) == json(kTacticCacheSchema) &&
           old.contains("entries") && old["entries"].is_object())
         j = old;
@@ -50,7 +52,7 @@ void store(const TacticContext& ctx, const std::string& key) {
     // A damaged cache is replaced; the entry we are about to write is the only one we trust.
   }
   j["entries"][ctx.cache_key] = key;
-  write_json_atomic(ctx.cache_file, j);
+  ctx.run->write_json_atomic(ctx.cache_file, j);
 }
 
 }  // namespace

@@ -10,13 +10,17 @@
 #include <vector>
 
 #include "plugin.hpp"
+#include "system/run_dir_fs.hpp"
 #include "timer.hpp"
 
 namespace abh::worker {
 
 struct TacticContext {
-  std::filesystem::path cache_file;  // empty: no cache
-  std::string cache_key;             // everything the choice depends on, hashed
+  // The cache file, relative to the run directory `run` (reached without following links);
+  // no run or an empty path: no cache.
+  const RunDirFs* run = nullptr;
+  std::filesystem::path cache_file;
+  std::string cache_key;  // everything the choice depends on, hashed
 };
 
 struct TacticChoice {

@@ -8,14 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <fstream>
 #include <random>
 #include <sstream>
 
+#include "build/build_log.hpp"
 #include "system/error.hpp"
 #include "system/process.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -68,18 +69,6 @@ std::string toolchain_id(const fs::path& program) {
   fs::path real = fs::canonical(program, ec);
   if (ec) throw Error("build program " + program.string() + " cannot be resolved: " + ec.message());
   return real.string() + ":" + sha256_file(real);
-}
-
-std::string tail_lines(const fs::path& file, size_t n) {
-  std::ifstream in(file, std::ios::binary);
-  std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(std::move(line));
-    if (lines.size() > n) lines.pop_front();
-  }
-  std::string s;
-  for (const auto& l : lines) s += "  " + l + "\n";
-  return s.empty() ? "  (the log is empty)\n" : s;
 }
 
 void fsync_path(const fs::path& p, bool directory) {
@@ -192,9 +181,7 @@ void remove_stale_temporaries(const fs::path& cache_root) {
   }
 }
 
-BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& src,
-                                     const SourceIdentity& id, const fs::path& cache_root,
-                                     const fs::path& variant_dir) {
+void check_recipe(const BuildRecipe& recipe, const fs::path& src, const SourceIdentity& id) {
   if (recipe.argv.empty()) throw Error("recipe '" + recipe.target + "' has an empty argv");
   if (recipe.shell && recipe.argv.size() != 1)
     throw Error("recipe '" + recipe.target + "': a shell recipe must have exactly one argv item");
@@ -202,13 +189,132 @@ BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& 
     throw Error("cannot build " + src.string() + ": its source identity has no digest");
   const fs::path artifact_rel(recipe.artifact);
   if (artifact_rel.empty() || artifact_rel.is_absolute() || !artifact_rel.has_filename())
-    throw Error("recipe '" + recipe.target + "': artifact '" + recipe.artifact +
-                "' is not a relative file path");
+    throw Error("recipe '" + recipe.target + "': artifact " + quote(recipe.artifact) +
+                " is not a relative file path");
   const std::string artifact_name = artifact_rel.filename().string();
   if (artifact_name == kBuildLog || artifact_name == kMeta)
-    throw Error("recipe '" + recipe.target + "': artifact file name '" + artifact_name +
-                "' is reserved by abharness; rename the plugin");
+    throw Error("recipe '" + recipe.target + "': artifact file name " + quote(artifact_name) +
+                " is reserved by abharness; rename the plugin");
+}
 
+// A valid cache entry's artifact, copied into the variant directory; false when there is none
+// (`why` then says why not: "absent", or the damage that makes the entry unusable).
+bool reuse_cached(const fs::path& entry, const Expected& expected, const SourceIdentity& id,
+                  const RunDirFs& vdir, BuildOutcome& out, std::string& why) {
+  const std::string cached_sha = check_entry(entry, expected, why);
+  if (cached_sha.empty()) return false;
+  vdir.copy_in(entry / expected.artifact_name, expected.artifact_name);
+  out.plugin_sha256 = vdir.sha256(expected.artifact_name);
+  if (out.plugin_sha256 != cached_sha) {
+    why = "its artifact's SHA-256 " + out.plugin_sha256 + " differs from the recorded " + cached_sha;
+    vdir.remove(expected.artifact_name);
+    return false;
+  }
+  out.cache_hit = true;
+  vdir.write_atomic(kBuildLog, "cached build " + out.cache_key + " reused (source " + id.digest +
+                                   ", recipe " + out.recipe_sha256 + ", toolchain " +
+                                   out.toolchain_id + "); nothing was built\n");
+  return true;
+}
+
+std::string log_header(const BuildRecipe& recipe, const SourceIdentity& id, const fs::path& src,
+                       const SpawnSpec& spec, const BuildOutcome& out, const std::string& why) {
+  std::ostringstream header;
+  header << "abharness build of target '" << recipe.target << "'\n"
+         << "source:    " << describe_source(id) << "\n"
+         << "directory: " << src.string() << "\n"
+         << "command:   " << command_line(spec.argv) << "\n";
+  for (const auto& [k, v] : recipe.env) header << "env:       " << k << "=" << v << "\n";
+  header << "toolchain: " << out.toolchain_id << "\n"
+         << "recipe:    " << out.recipe_sha256 << "\n"
+         << "cache key: " << out.cache_key << " (not cached";
+  if (why != "absent") header << "; the existing entry was discarded: " << why;
+  header << ")\n"
+         << "timeout:   " << recipe.timeout_s << " s\n"
+         << "--- output (stdout and stderr) ---\n";
+  return header.str();
+}
+
+// Runs the recipe, its output streamed into build.log (bounded: build_log.hpp), and throws with
+// the output's last lines when it fails; says so when the disk filled up.
+void run_recipe(const BuildRecipe& recipe, const fs::path& program, const fs::path& src,
+                const SourceIdentity& id, const RunDirFs& vdir, const BuildOutcome& out,
+                const std::string& why) {
+  SpawnSpec spec;
+  spec.argv =
+      recipe.shell ? std::vector<std::string>{"/bin/sh", "-c", recipe.argv[0]} : recipe.argv;
+  spec.argv[0] = program.string();
+  spec.cwd = src;
+  spec.env = recipe.env;
+  spec.timeout_s = recipe.timeout_s;
+  BuildLog log(vdir.create(kBuildLog), out.log);
+  log.note(log_header(recipe, id, src, spec, out, why));
+  spec.on_output = [&log](std::string_view chunk) { log.output(chunk); };
+  const ExitStatus st = run_process(spec);
+  char wall[32];
+  std::snprintf(wall, sizeof wall, "%.2f", st.wall_s);
+  log.finish("--- end of output: " + st.describe() + " after " + wall + " s ---\n");
+  if (st.ok()) return;
+  std::string msg = "build of " + describe_source(id) + " (target '" + recipe.target + "', in " +
+                    printable(src.string()) + ") failed: " + st.describe() + " after " + wall +
+                    " s";
+  const std::string full = disk_full_note(log, src);
+  if (!full.empty()) msg += "; " + full;
+  throw Error(msg + "; last lines of its output (all of it: " + printable(out.log.string()) +
+              "):\n" + log.last_lines(kLogTailLines + 1));
+}
+
+// The artifact the recipe built, inside the source tree (a symlink could point it outside).
+fs::path built_artifact(const BuildRecipe& recipe, const fs::path& src, const SourceIdentity& id,
+                        const BuildOutcome& out) {
+  const std::string who = "build of " + describe_source(id) + " (target '" + recipe.target +
+                          "', in " + src.string() + ")";
+  const fs::path built = src / recipe.artifact;
+  std::error_code ec;
+  if (!fs::is_regular_file(built, ec))
+    throw Error(who + " succeeded but did not produce its artifact " + built.string() +
+                " (field 'artifact' of " + (src / kManifestName).string() +
+                "): fix the recipe or the artifact path; log: " + out.log.string());
+  fs::path real = fs::canonical(built), root = fs::canonical(src);
+  auto rel = real.lexically_relative(root);
+  if (rel.empty() || *rel.begin() == "..")
+    throw Error(who + ": artifact " + built.string() + " resolves to " + real.string() +
+                ", outside the source tree");
+  return built;
+}
+
+// Publishes to the cache: a complete entry under a private temp name, synced, then one rename.
+// Concurrent builders of the same key race on that rename; the loser keeps the winner's entry.
+void publish(const fs::path& built, const fs::path& cache_root, const fs::path& entry,
+             const Expected& expected, const BuildOutcome& out) {
+  const fs::path tmp = cache_root / (".tmp-" + out.cache_key + "-" + random_suffix());
+  fs::create_directories(tmp);
+  std::error_code ec;
+  try {
+    copy_atomic(built, tmp / expected.artifact_name);
+    const std::string built_sha = sha256_file(tmp / expected.artifact_name);
+    copy_atomic(out.log, tmp / kBuildLog);
+    write_json_atomic(tmp / kMeta, meta_json(expected, built_sha));
+    fsync_path(tmp, true);
+    if (::rename(tmp.c_str(), entry.c_str()) != 0) {
+      if (errno != ENOTEMPTY && errno != EEXIST)
+        throw Error("cannot store the build in the cache at " + entry.string() + ": " +
+                    std::strerror(errno));
+      fs::remove_all(tmp);
+    } else {
+      fsync_path(cache_root, true);
+    }
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& src,
+                                     const SourceIdentity& id, const fs::path& cache_root,
+                                     const fs::path& variant_dir) {
+  check_recipe(recipe, src, id);
+  const std::string artifact_name = fs::path(recipe.artifact).filename().string();
   BuildOutcome out;
   const fs::path program = resolve_program(recipe, src);
   out.toolchain_id = toolchain_id(program);
@@ -220,114 +326,21 @@ BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& 
   const Expected expected{out.cache_key, id.digest, out.recipe_sha256, out.toolchain_id,
                           artifact_name};
   fs::create_directories(variant_dir);
+  // The variant directory is in a run directory: its files are reached without following links.
+  const RunDirFs vdir(variant_dir);
   fs::create_directories(cache_root);
   const fs::path entry = cache_root / out.cache_key;
 
   std::string why;
-  std::string cached_sha = check_entry(entry, expected, why);
-  if (!cached_sha.empty()) {
-    copy_atomic(entry / artifact_name, out.plugin);
-    out.plugin_sha256 = sha256_file(out.plugin);
-    if (out.plugin_sha256 == cached_sha) {
-      out.cache_hit = true;
-      write_file_atomic(out.log, "cached build " + out.cache_key + " reused (source " + id.digest +
-                                     ", recipe " + out.recipe_sha256 + ", toolchain " +
-                                     out.toolchain_id + "); nothing was built\n");
-      return out;
-    }
-    why =
-        "its artifact's SHA-256 " + out.plugin_sha256 + " differs from the recorded " + cached_sha;
-    std::error_code ec;
-    fs::remove(out.plugin, ec);
-  }
-  const bool discarded = why != "absent";
-  if (discarded) discard_entry(cache_root, entry);
+  if (reuse_cached(entry, expected, id, vdir, out, why)) return out;
+  if (why != "absent") discard_entry(cache_root, entry);
   remove_stale_temporaries(cache_root);
 
-  // The recipe's output goes to a scratch file first; build.log is then written whole: a header
-  // that says what ran, the output, and how it ended.
-  const fs::path output = variant_dir / ".build-output";
-  SpawnSpec spec;
-  spec.argv =
-      recipe.shell ? std::vector<std::string>{"/bin/sh", "-c", recipe.argv[0]} : recipe.argv;
-  spec.argv[0] = program.string();
-  spec.cwd = src;
-  spec.env = recipe.env;
-  spec.stdout_path = output;
-  spec.stderr_path = output;
-  spec.timeout_s = recipe.timeout_s;
-
-  std::ostringstream header;
-  header << "abharness build of target '" << recipe.target << "'\n"
-         << "source:    " << describe_source(id) << "\n"
-         << "directory: " << src.string() << "\n"
-         << "command:   " << command_line(spec.argv) << "\n";
-  for (const auto& [k, v] : recipe.env) header << "env:       " << k << "=" << v << "\n";
-  header << "toolchain: " << out.toolchain_id << "\n"
-         << "recipe:    " << out.recipe_sha256 << "\n"
-         << "cache key: " << out.cache_key << " (not cached";
-  if (discarded) header << "; the existing entry was discarded: " << why;
-  header << ")\n"
-         << "timeout:   " << recipe.timeout_s << " s\n"
-         << "--- output (stdout and stderr) ---\n";
-
-  ExitStatus st = run_process(spec);
-  std::string text = header.str();
-  {
-    std::string body = read_text_file(output, 256u << 20);
-    text += body;
-    if (!body.empty() && body.back() != '\n') text += "\n";
-  }
-  char wall[32];
-  std::snprintf(wall, sizeof wall, "%.2f", st.wall_s);
-  text += "--- end of output: " + st.describe() + " after " + wall + " s ---\n";
-  write_file_atomic(out.log, text);
-  std::error_code ec;
-  fs::remove(output, ec);
-
-  const std::string who = "build of " + describe_source(id) + " (target '" + recipe.target +
-                          "', in " + src.string() + ")";
-  if (!st.ok())
-    throw Error(who + " failed: " + st.describe() + " after " + wall + " s; last lines of " +
-                out.log.string() + ":\n" + tail_lines(out.log, kLogTailLines + 1));
-
-  const fs::path built = src / artifact_rel;
-  if (!fs::is_regular_file(built, ec))
-    throw Error(who + " succeeded but did not produce its artifact " + built.string() +
-                " (field 'artifact' of " + (src / kManifestName).string() +
-                "): fix the recipe or the artifact path; log: " + out.log.string());
-  // A symlink in the tree could point the artifact outside the sources; we only take plugins the
-  // build produced inside them.
-  fs::path real = fs::canonical(built), root = fs::canonical(src);
-  auto rel = real.lexically_relative(root);
-  if (rel.empty() || *rel.begin() == "..")
-    throw Error(who + ": artifact " + built.string() + " resolves to " + real.string() +
-                ", outside the source tree");
-
-  // Publish to the cache: a complete entry under a private temp name, synced, then one rename.
-  // Concurrent builders of the same key race on that rename; the loser keeps the winner's entry.
-  const fs::path tmp = cache_root / (".tmp-" + out.cache_key + "-" + random_suffix());
-  fs::create_directories(tmp);
-  try {
-    copy_atomic(built, tmp / artifact_name);
-    const std::string built_sha = sha256_file(tmp / artifact_name);
-    fs::copy_file(out.log, tmp / kBuildLog);
-    write_json_atomic(tmp / kMeta, meta_json(expected, built_sha));
-    fsync_path(tmp, true);
-    if (::rename(tmp.c_str(), entry.c_str()) != 0) {
-      if (errno != ENOTEMPTY && errno != EEXIST)
-        throw Error("cannot store the build in the cache at " + entry.string() + ": " +
-                    std::strerror(errno));
-      fs::remove_all(tmp);
-    } else {
-      fsync_path(cache_root, true);
-    }
-    copy_atomic(built, out.plugin);
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
-  out.plugin_sha256 = sha256_file(out.plugin);
+  run_recipe(recipe, program, src, id, vdir, out, why);
+  const fs::path built = built_artifact(recipe, src, id, out);
+  publish(built, cache_root, entry, expected, out);
+  vdir.copy_in(built, artifact_name);
+  out.plugin_sha256 = vdir.sha256(artifact_name);
   out.cache_hit = false;
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "system/error.hpp"
 #include "git/source_identity.hpp"
+#include "git/ignore_handle.hpp"
 #include "git/worktree.hpp"
 
 namespace abh {
@@ -181,15 +182,10 @@ void copy_worktree(git_repository* repo, const fs::path& dest) {
 // Materializing into the work tree itself would add untracked files and so change the very
 // identity being materialized; say so up front instead of failing the final check.
 void refuse_dest_inside_worktree(git_repository* repo, const fs::path& dest) {
-  const fs::path wd = fs::weakly_canonical(git::workdir(repo, "materializing WORKTREE"));
-  const fs::path d = fs::weakly_canonical(dest);
-  const fs::path rel = d.lexically_relative(wd);
-  if (rel.empty() || *rel.begin() == "..") return;
-  int ignored = 0;
-  git::check(git_ignore_path_is_ignored(&ignored, repo, (rel.string() + "/").c_str()),
-             "cannot check whether " + d.string() + " is ignored by git");
-  if (!ignored)
-    throw Error("destination " + d.string() + " is inside the working tree of " + wd.string() +
+  fs::path wd;
+  if (git::visible_in(repo, dest, &wd))
+    throw Error("destination " + fs::weakly_canonical(dest).string() +
+                " is inside the working tree of " + wd.string() +
                 " and not ignored by git, so copying WORKTREE there would change WORKTREE: add "
                 "its directory to .gitignore or use a run directory outside the repository");
 }

@@ -4,12 +4,13 @@
 
 #include "system/error.hpp"
 #include "system/json_schema.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 
 void check_safe_name(const std::string& id, const std::string& what) {
   auto fail = [&](const std::string& why) {
-    throw Error(what + " '" + id + "' " + why +
+    throw Error(what + " " + quote(id) + " " + why +
                 ": use 1-100 characters of [A-Za-z0-9._-], not starting with '.'");
   };
   if (id.empty() || id.size() > 100) fail("has a bad length");

@@ -1,7 +1,11 @@
 #include "model/plan.hpp"
 
+#include <random>
+
 #include "system/error.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
+#include "system/text.hpp"
 #include "system/version.hpp"
 
 namespace abh {
@@ -78,6 +82,23 @@ Task task_from_json(const json& j, const std::string& where) {
   return t;
 }
 
+constexpr const char* kPlanFile = "plan.json";
+constexpr const char* kDigestField = "payload_sha256";
+constexpr const char* kSchemaFix =
+    "the run directory was written by another version of abharness (results of plan schema 1 "
+    "carry no run nonce and no plan digest, so this version cannot tell them from results of "
+    "another run); verify or resume it with the abharness that wrote it, or start a new run";
+
+void schema_version_or_usage(const json& j, const std::string& where) {
+  try {
+    schema_version(j, where, kPlanSchemaVersion, "plan", kSchemaFix);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace
 
 const Variant& Plan::variant(const std::string& name) const {
@@ -108,6 +129,7 @@ json to_json(const Plan& p) {
   json j{{"schema_version", p.schema_version},
          {"harness_version", p.harness_version},
          {"run_id", p.run_id},
+         {"run_nonce", p.run_nonce},
          {"created_at", p.created_at},
          {"repo", p.repo},
          {"plugin_target", p.plugin_target},
@@ -126,10 +148,13 @@ json to_json(const Plan& p) {
 Plan plan_from_json(const json& j, const std::string& where) {
   Plan p;
   p.schema_version =
-      schema_version(j, where, kPlanSchemaVersion, "plan",
-                     "re-run the sweep with this version or use the abharness that wrote it");
+      schema_version(j, where, kPlanSchemaVersion, "plan", kSchemaFix);
   p.harness_version = field<std::string>(j, "harness_version", where);
   p.run_id = field<std::string>(j, "run_id", where);
+  p.run_nonce = field<std::string>(j, "run_nonce", where);
+  if (p.run_nonce.size() != 32 || p.run_nonce.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw Error(where + ": field 'run_nonce': " + quote(p.run_nonce) +
+                " is not 32 lowercase hex digits");
   p.created_at = field<std::string>(j, "created_at", where);
   p.repo = field<std::string>(j, "repo", where);
   p.plugin_target = field<std::string>(j, "plugin_target", where);
@@ -152,6 +177,11 @@ Plan plan_from_json(const json& j, const std::string& where) {
   for (size_t i = 0; i < ms.size(); ++i)
     p.machine.push_back(
         environment_from_json(ms[i], where + ".machine[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < p.tasks.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (p.tasks[k].shape == p.tasks[i].shape && p.tasks[k].arm == p.tasks[i].arm)
+        throw Error(where + ".tasks[" + std::to_string(i) + "]: arm " + p.tasks[i].shape + "/" +
+                    p.tasks[i].arm + " is planned twice (also tasks[" + std::to_string(k) + "])");
   for (const auto& t : p.tasks) {
     if (t.gpu < 0 || static_cast<size_t>(t.gpu) >= p.machine.size())
       throw Error(where + ": task " + t.shape + "/" + t.arm + " names machine entry " +
@@ -167,14 +197,70 @@ Plan plan_from_json(const json& j, const std::string& where) {
 }
 
 fs::path plan_path(const fs::path& run_dir) {
-  return run_dir / "plan.json";
+  return run_dir / kPlanFile;
+}
+
+std::string plan_payload_digest(const json& plan_json) {
+  json copy = plan_json;
+  if (copy.is_object()) copy.erase(kDigestField);
+  return sha256_hex(canonical(copy));
+}
+
+void write_plan(const fs::path& run_dir, const Plan& p) {
+  json j = to_json(p);
+  j[kDigestField] = plan_payload_digest(j);
+  RunDirFs(run_dir).write_json_atomic(kPlanFile, j);
 }
 
 Plan load_plan(const fs::path& run_dir) {
-  fs::path p = plan_path(run_dir);
-  if (!fs::exists(p))
-    throw UsageError(run_dir.string() + " is not an abharness run directory (no plan.json)");
-  return plan_from_json(read_json_file(p), p.string());
+  const RunDirFs dir(run_dir);
+  const std::string where = printable(plan_path(run_dir).string());
+  if (dir.kind(kPlanFile) == RunDirFs::Kind::absent)
+    throw UsageError(printable(run_dir.string()) +
+                     " is not an abharness run directory (no plan.json)" +
+                     (dir.kind("variants") == RunDirFs::Kind::directory
+                          ? ": it was stopped before its plan was written (while building), so "
+                            "it cannot be resumed; start a new run"
+                          : ""));
+  const std::string bytes = dir.read(kPlanFile, JsonLimits{}.max_bytes);
+  // A plan that does not parse (a duplicate key, a number out of range) or does not map is a
+  // damaged run directory, like an edited one: a provenance failure, not a usage error.
+  const auto damaged = [&](const auto& step) {
+    try {
+      return step();
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      throw ProvenanceError(std::string(e.what()) +
+                            " (plan.json is written once by abharness and never edited: start a "
+                            "new run)");
+    }
+  };
+  const json j = damaged([&] {
+    json parsed = parse_json(bytes, where);
+    require_object(parsed, where);
+    return parsed;
+  });
+  // The version first: an older plan has no digest, and is refused for its version, not that.
+  schema_version_or_usage(j, where);
+  const auto recorded = j.find(kDigestField);
+  const std::string actual = plan_payload_digest(j);
+  if (recorded == j.end() || !recorded->is_string() || recorded->get<std::string>() != actual)
+    throw ProvenanceError(where + ": plan-digest (field '" + kDigestField + "'): expected " +
+                          actual + " (the digest of the plan's content), found " +
+                          (recorded == j.end() ? std::string("(absent)") : recorded->dump()) +
+                          ": the plan was edited after it was written; results measured under "
+                          "another plan must not be mixed with it: start a new run");
+  Plan p = damaged([&] { return plan_from_json(j, where); });
+  p.file_sha256 = sha256_hex(bytes);
+  return p;
+}
+
+std::string new_run_nonce() {
+  std::random_device rd;
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  return buf;
 }
 
 std::string plugin_digest(const fs::path& run_dir, const Variant& v) {
@@ -183,11 +269,19 @@ std::string plugin_digest(const fs::path& run_dir, const Variant& v) {
 }
 
 fs::path result_path(const fs::path& run_dir, const Task& t) {
-  return run_dir / "results" / t.shape / (t.arm + ".json");
+  return run_dir / result_rel(t);
 }
 
 fs::path log_path(const fs::path& run_dir, const Task& t, const std::string& ext) {
-  return run_dir / "logs" / t.shape / (t.arm + "." + ext);
+  return run_dir / log_rel(t, ext);
+}
+
+fs::path result_rel(const Task& t) {
+  return fs::path("results") / t.shape / (t.arm + ".json");
+}
+
+fs::path log_rel(const Task& t, const std::string& ext) {
+  return fs::path("logs") / t.shape / (t.arm + "." + ext);
 }
 
 }  // namespace abh

@@ -1,7 +1,10 @@
 // The plan: written once to runs/<id>/plan.json before any arm runs, never edited. It fixes what
 // "baseline" and "candidate" mean (resolved commit ids and source identities, not branch names),
 // which binaries measure them, the settings, the machine and the order of arms. Every result is
-// checked against it.
+// checked against it, and bound to it: a result carries the plan's run nonce and the SHA-256 of
+// the plan.json its worker read, so a result of any other run, or of this run before its plan was
+// edited, is refused by name. The plan carries a digest of its own content too (payload_sha256),
+// so an edit is caught before anything is measured under it.
 #pragma once
 
 #include <filesystem>
@@ -40,6 +43,8 @@ struct Plan {
   int schema_version = 0;
   std::string harness_version;
   std::string run_id;
+  // 128 random bits drawn when the plan is made: two runs never share it, even with one run id.
+  std::string run_nonce;
   std::string created_at;  // UTC, ISO 8601
   std::string repo;        // absolute path of the kernel repository
   std::string plugin_target;
@@ -52,16 +57,29 @@ struct Plan {
   std::vector<Task> tasks;
   std::vector<Environment> machine;   // one per GPU used (index = Task::gpu), or the host for CPU
   std::optional<Interpreter> python;  // the interpreter of the Python variants, when there are any
+  // Not in the JSON: the SHA-256 of the plan.json bytes this plan was read from (load_plan), the
+  // digest every result must name; empty for a plan that was not read from a file.
+  std::string file_sha256;
 
   const Variant& variant(const std::string& name) const;
   const Shape& shape(const std::string& id) const;
   const Task* find_task(const std::string& shape, const std::string& arm) const;
 };
 
+// The plan's content (without its own digest).
 json to_json(const Plan& p);
 Plan plan_from_json(const json& j, const std::string& where);
+// The plan's digest of its own content: the SHA-256 of the canonical JSON without the digest.
+std::string plan_payload_digest(const json& plan_json);
+// Writes <run>/plan.json atomically, with payload_sha256, without following links.
+void write_plan(const std::filesystem::path& run_dir, const Plan& p);
+// Reads <run>/plan.json without following links; `file_sha256` is set to the digest of the
+// bytes read. A plan whose payload_sha256 does not match its content was edited: that is a
+// ProvenanceError naming the field. A plan of another schema version is a UsageError.
 Plan load_plan(const std::filesystem::path& run_dir);
 std::filesystem::path plan_path(const std::filesystem::path& run_dir);
+// A fresh run nonce: 32 hex digits from the system's random source.
+std::string new_run_nonce();
 
 // The digest of a variant's plugin as it is now: the file's SHA-256, or for a Python plugin the
 // SHA-256 of its source tree. Equal to plugin_sha256 while nothing changed it.
@@ -71,5 +89,8 @@ std::string plugin_digest(const std::filesystem::path& run_dir, const Variant& v
 std::filesystem::path result_path(const std::filesystem::path& run_dir, const Task& t);
 std::filesystem::path log_path(const std::filesystem::path& run_dir, const Task& t,
                                const std::string& ext);  // "out", "err", "failure.json"
+// The same, relative to the run directory ("results/<shape>/<arm>.json"), for RunDirFs.
+std::filesystem::path result_rel(const Task& t);
+std::filesystem::path log_rel(const Task& t, const std::string& ext);
 
 }  // namespace abh

@@ -1,12 +1,14 @@
 #include "model/result.hpp"
 
 #include "system/error.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 
 namespace abh {
 
 json to_json(const Invocation& i) {
   return json{{"run_id", i.run_id},
+              {"run_nonce", i.run_nonce},
               {"shape", i.shape},
               {"params", i.params},
               {"arm", i.arm},
@@ -19,6 +21,7 @@ json to_json(const Invocation& i) {
 Invocation invocation_from_json(const json& j, const std::string& where) {
   Invocation i;
   i.run_id = field<std::string>(j, "run_id", where);
+  i.run_nonce = field<std::string>(j, "run_nonce", where);
   i.shape = field<std::string>(j, "shape", where);
   i.params = object_field(j, "params", where);
   i.arm = field<std::string>(j, "arm", where);
@@ -78,6 +81,7 @@ json payload_json(const ArmResult& r) {
   json j{{"schema_version", r.schema_version},
          {"harness_version", r.harness_version},
          {"invocation", to_json(r.invocation)},
+         {"plan_sha256", r.plan_sha256},
          {"worker_sha256", r.worker_sha256},
          {"plugin_sha256", r.plugin_sha256},
          {"source", to_json(r.source)},
@@ -140,6 +144,7 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.schema_version = field<int>(j, "schema_version", where);
   r.harness_version = field<std::string>(j, "harness_version", where);
   r.invocation = invocation_from_json(object_field(j, "invocation", where), where + ".invocation");
+  r.plan_sha256 = field<std::string>(j, "plan_sha256", where);
   r.worker_sha256 = field<std::string>(j, "worker_sha256", where);
   r.plugin_sha256 = field<std::string>(j, "plugin_sha256", where);
   r.source = source_identity_from_json(object_field(j, "source", where), where + ".source");
@@ -195,15 +200,16 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   return r;
 }
 
-void write_result(const std::filesystem::path& path, ArmResult r) {
+void write_result(const std::filesystem::path& run_dir, const std::filesystem::path& rel,
+                  ArmResult r) {
   json j = payload_json(r);
   r.payload_sha256 = sha256_hex(canonical(j));
   j["payload_sha256"] = r.payload_sha256;
-  write_json_atomic(path, j);
+  RunDirFs(run_dir).write_json_atomic(rel, j);
 }
 
-ArmResult read_result(const std::filesystem::path& path) {
-  return result_from_json(read_json_file(path), path.string());
+ArmResult read_result(const std::filesystem::path& run_dir, const std::filesystem::path& rel) {
+  return result_from_json(RunDirFs(run_dir).read_json(rel), (run_dir / rel).string());
 }
 
 }  // namespace abh

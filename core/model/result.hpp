@@ -19,6 +19,7 @@ namespace abh {
 // The canonical invocation: what the worker was asked to measure, as read from the plan.
 struct Invocation {
   std::string run_id;
+  std::string run_nonce;  // the plan's: a result of another run never has it
   std::string shape;
   json params;
   std::string arm;
@@ -87,6 +88,7 @@ struct ArmResult {
   int schema_version = 0;
   std::string harness_version;
   Invocation invocation;
+  std::string plan_sha256;  // of the plan.json bytes the worker read: binds the result to them
   std::string worker_sha256;
   std::string plugin_sha256;
   SourceIdentity source;
@@ -109,8 +111,9 @@ json to_json(const ArmResult& r);
 ArmResult result_from_json(const json& j, const std::string& where);
 std::string payload_digest(const json& result_json);  // recomputed from a parsed file
 
-// Fills payload_sha256 and writes the file atomically.
-void write_result(const std::filesystem::path& path, ArmResult r);
-ArmResult read_result(const std::filesystem::path& path);
+// Fills payload_sha256 and writes <run_dir>/<rel> atomically, without following links.
+void write_result(const std::filesystem::path& run_dir, const std::filesystem::path& rel,
+                  ArmResult r);
+ArmResult read_result(const std::filesystem::path& run_dir, const std::filesystem::path& rel);
 
 }  // namespace abh

@@ -6,7 +6,9 @@
 #include <set>
 
 #include "system/error.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
+#include "system/text.hpp"
 #include "system/version.hpp"
 
 namespace abh {
@@ -26,18 +28,10 @@ bool Validation::complete() const {
 
 namespace {
 
-FileStamp stamp_of(const fs::path& p) {
-  FileStamp st;
-  std::error_code ec;
-  st.size = fs::file_size(p, ec);
-  auto t = fs::last_write_time(p, ec);
-  st.mtime_ns = static_cast<std::int64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
-  return st;
-}
-
+// A value as a problem line quotes it: control characters escaped (a NUL would cut the line),
+// and cut short so that a hostile file cannot make the message as large as itself.
 std::string short_json(const json& j) {
-  std::string s = j.is_string() ? j.get<std::string>() : j.dump();
+  std::string s = j.is_string() ? printable(j.get<std::string>()) : j.dump();
   return s.size() > 120 ? s.substr(0, 117) + "..." : s;
 }
 
@@ -99,12 +93,16 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
     problems.push_back({"result-format", file, "", "a well-formed result", e.what()});
     return std::nullopt;
   }
+  // Bound to this plan: the exact plan.json its worker read. A result of another run (even of the
+  // same command with the same run id) or of this run before its plan was edited fails here.
+  if (r.plan_sha256 != plan.file_sha256)
+    problems.push_back({"plan-digest", file, "plan_sha256", plan.file_sha256, r.plan_sha256});
   if (r.harness_version != plan.harness_version)
     problems.push_back(
         {"harness-version", file, "harness_version", plan.harness_version, r.harness_version});
   const Shape& shape = plan.shape(task.shape);
-  Invocation want{plan.run_id,  shape.id,   shape.params,       task.arm,
-                  task.variant, task.round, plan.plugin_target, plan.settings};
+  Invocation want{plan.run_id,  plan.run_nonce, shape.id,           shape.params, task.arm,
+                  task.variant, task.round,     plan.plugin_target, plan.settings};
   diff_json(to_json(want), to_json(r.invocation), "invocation", "invocation", file, problems);
   const Variant& v = plan.variant(task.variant);
   diff_json(to_json(v.source), to_json(r.source), "source", "source-identity", file, problems);
@@ -138,41 +136,58 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
 
 namespace {
 
-// Lists the files under results/: planned results are returned (run-relative), hidden temp files
-// are interrupted atomic writes (the rename never happened) and are listed as leftovers, not
-// trusted, and everything else (an unplanned file or directory, a symbolic link) is a problem.
-std::set<std::string> scan_results(const fs::path& run_dir, const Plan& plan,
+// Lists the files under results/, without following links: planned results are returned
+// (run-relative), hidden temp files are interrupted atomic writes (the rename never happened) and
+// are listed as leftovers, not trusted, and everything else (an unplanned file or directory, a
+// symbolic link, results/ itself a link) is a problem.
+std::set<std::string> scan_results(const RunDirFs& run, const Plan& plan,
                                    const std::map<std::string, const Task*>& planned,
                                    Validation& v) {
   std::set<std::string> present;
-  const fs::path results = run_dir / "results";
-  if (!fs::exists(results)) return present;
-  for (auto it = fs::recursive_directory_iterator(results); it != fs::end(it); ++it) {
-    // Lexical, not fs::relative: that resolves symbolic links and would name a link's target.
-    std::string rel = it->path().lexically_relative(run_dir).generic_string();
-    if (it->is_symlink()) {
-      v.problems.push_back({"unplanned-file", rel, "", "regular files only", "a symbolic link"});
+  using Kind = RunDirFs::Kind;
+  const Kind top = run.kind("results");
+  if (top == Kind::absent) return present;
+  if (top != Kind::directory) {
+    v.problems.push_back({"unplanned-file", "results", "", "a directory",
+                          top == Kind::symlink ? "a symbolic link" : "not a directory"});
+    return present;
+  }
+  for (const auto& shape_dir : run.list("results")) {
+    const std::string rel_dir = "results/" + shape_dir.name;
+    if (shape_dir.kind == Kind::symlink) {
+      v.problems.push_back({"unplanned-file", printable(rel_dir), "", "regular files only",
+                            "a symbolic link"});
       continue;
     }
-    if (it->is_directory()) {
-      if (!plan.shapes.empty() &&
-          std::none_of(plan.shapes.begin(), plan.shapes.end(), [&](const Shape& s) {
-            return it->path().filename() == s.id && it->path().parent_path() == results;
-          }))
-        v.problems.push_back({"unplanned-file", rel, "", "a planned shape directory", "other"});
+    if (shape_dir.kind != Kind::directory) {
+      if (!planned.count(rel_dir))
+        v.problems.push_back({"unplanned-file", printable(rel_dir), "",
+                              "only planned results/<shape>/<arm>.json",
+                              "a file the plan does not list"});
       continue;
     }
-    std::string name = it->path().filename().string();
-    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos) {
-      v.leftovers.push_back(rel);
-      continue;
+    if (std::none_of(plan.shapes.begin(), plan.shapes.end(),
+                     [&](const Shape& s) { return s.id == shape_dir.name; }))
+      v.problems.push_back(
+          {"unplanned-file", printable(rel_dir), "", "a planned shape directory", "other"});
+    for (const auto& e : run.list(rel_dir)) {
+      const std::string rel = rel_dir + "/" + e.name;
+      if (e.kind == Kind::symlink) {
+        v.problems.push_back(
+            {"unplanned-file", printable(rel), "", "regular files only", "a symbolic link"});
+      } else if (e.kind == Kind::file && e.name.size() > 1 && e.name[0] == '.' &&
+                 e.name.find(".tmp.") != std::string::npos) {
+        v.leftovers.push_back(rel);
+      } else if (e.kind != Kind::file || !planned.count(rel)) {
+        v.problems.push_back({"unplanned-file", printable(rel), "",
+                              "only planned results/<shape>/<arm>.json",
+                              e.kind == Kind::file ? "a file the plan does not list"
+                              : e.kind == Kind::directory ? "a directory"
+                                                           : "not a regular file"});
+      } else {
+        present.insert(rel);
+      }
     }
-    if (!planned.count(rel)) {
-      v.problems.push_back({"unplanned-file", rel, "", "only planned results/<shape>/<arm>.json",
-                            "a file the plan does not list"});
-      continue;
-    }
-    present.insert(rel);
   }
   return present;
 }
@@ -180,9 +195,18 @@ std::set<std::string> scan_results(const fs::path& run_dir, const Plan& plan,
 // The result at `rel` for task `t` when it passes validation; problems go to `v`. A file this
 // process already validated (in `earlier`), untouched since (same size and mtime), is not read
 // and checked again: resume validates each existing result once.
-std::optional<ArmResult> checked_result(const fs::path& run_dir, const Plan& plan, const Task& t,
-                                        const std::string& rel, const FileStamp& stamp,
-                                        const Validation* earlier, Validation& v) {
+std::optional<ArmResult> checked_result(const RunDirFs& run, const Plan& plan, const Task& t,
+                                        const std::string& rel, const Validation* earlier,
+                                        Validation& v, FileStamp& stamp) {
+  std::string bytes;
+  RunDirFs::FileInfo info;
+  try {
+    bytes = run.read(rel, 64u << 20, &info);
+  } catch (const std::exception& e) {
+    v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
+    return std::nullopt;
+  }
+  stamp = FileStamp{info.size, info.mtime_ns};
   if (earlier) {
     auto it = earlier->stamps.find(rel);
     if (it != earlier->stamps.end() && it->second == stamp)
@@ -191,7 +215,7 @@ std::optional<ArmResult> checked_result(const fs::path& run_dir, const Plan& pla
   }
   json raw;
   try {
-    raw = read_json_file(run_dir / rel, JsonLimits{64u << 20, 32});
+    raw = parse_json(bytes, rel, JsonLimits{64u << 20, 32});
   } catch (const std::exception& e) {
     v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
     return std::nullopt;
@@ -201,40 +225,68 @@ std::optional<ArmResult> checked_result(const fs::path& run_dir, const Plan& pla
 
 // Why an arm has no result: its failure record under logs/ (a crashed, hung or wrong arm), or
 // "not run".
-std::string failure_reason(const fs::path& run_dir, const Task& t) {
-  fs::path failure = log_path(run_dir, t, "failure.json");
-  if (!fs::exists(failure)) return "not run";
+std::string failure_reason(const RunDirFs& run, const Task& t) {
+  const fs::path failure = log_rel(t, "failure.json");
   try {
-    json f = read_json_file(failure, JsonLimits{1u << 20, 8});
-    return f.value("reason", std::string("failed (no reason recorded)"));
+    if (run.kind(failure) == RunDirFs::Kind::absent) return "not run";
+    json f = run.read_json(failure, JsonLimits{1u << 20, 8});
+    return printable(f.value("reason", std::string("failed (no reason recorded)")));
   } catch (const std::exception& e) {
     return std::string("failed (failure record unreadable: ") + e.what() + ")";
   }
 }
 
+// Every built plugin the plan records is still the file it hashed: a plugin replaced after the
+// run (a byte appended) is a problem, even though the results name the plugin they loaded.
+void check_plugins(const RunDirFs& run, const Plan& plan, Validation& v) {
+  for (size_t i = 0; i < plan.variants.size(); ++i) {
+    const Variant& var = plan.variants[i];
+    const std::string field = "variants[" + std::to_string(i) + "].plugin_sha256";
+    std::string found;
+    try {
+      found = run.sha256(var.plugin);
+    } catch (const std::exception& e) {
+      found = e.what();
+    }
+    if (found != var.plugin_sha256)
+      v.problems.push_back({"plugin-file", printable(var.plugin), field, var.plugin_sha256, found});
+  }
+}
+
 }  // namespace
 
-Validation validate_run(const fs::path& run_dir, const Plan& plan, const Validation* earlier) {
+Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
+                        const Validation* earlier) {
   Validation v;
+  const RunDirFs run(run_dir);
+  // Results bind to the plan file as it is now; one that changed since this command read it is a
+  // problem of its own.
+  Plan plan = plan_as_read;
+  const std::string plan_sha = run.sha256("plan.json");
+  if (!plan.file_sha256.empty() && plan.file_sha256 != plan_sha)
+    v.problems.push_back({"plan-digest", "plan.json", "", plan.file_sha256 + " (as read before)",
+                          plan_sha});
+  plan.file_sha256 = plan_sha;
+  check_plugins(run, plan, v);
+
   std::map<std::string, const Task*> planned;  // relative result path -> task
-  for (const auto& t : plan.tasks)
-    planned[result_path(run_dir, t).lexically_relative(run_dir).generic_string()] = &t;
-  const std::set<std::string> present = scan_results(run_dir, plan, planned, v);
+  for (const auto& t : plan.tasks) planned[result_rel(t).generic_string()] = &t;
+  const std::set<std::string> present = scan_results(run, plan, planned, v);
 
   Sha256 set_digest;
-  set_digest.field("abharness-result-set-v1").field(sha256_file(plan_path(run_dir)));
+  set_digest.field("abharness-result-set-v1").field(plan_sha);
   std::map<std::string, std::string> seen_payloads;  // payload digest -> file (duplicates)
   for (const auto& t : plan.tasks) {
     ArmOutcome o;
     o.task = t;
-    std::string rel = result_path(run_dir, t).lexically_relative(run_dir).generic_string();
+    const std::string rel = result_rel(t).generic_string();
     if (!present.count(rel)) {
-      o.failure = failure_reason(run_dir, t);
+      o.failure = failure_reason(run, t);
       v.outcomes.push_back(std::move(o));
       continue;
     }
-    const FileStamp stamp = stamp_of(run_dir / rel);
-    std::optional<ArmResult> r = checked_result(run_dir, plan, t, rel, stamp, earlier, v);
+    FileStamp stamp;
+    std::optional<ArmResult> r = checked_result(run, plan, t, rel, earlier, v, stamp);
     if (r) {
       auto [it, fresh] = seen_payloads.emplace(r->payload_sha256, rel);
       if (!fresh) {

@@ -19,6 +19,14 @@ class UsageError : public Error {
   explicit UsageError(const std::string& what) : Error(what) {}
 };
 
+// A run directory whose evidence does not hold: an edited plan, a result that is not this plan's.
+// The CLI maps it to the provenance exit code (3); a worker, to "bad plan". It is a UsageError
+// because the user, not abharness, must act (start a new run).
+class ProvenanceError : public UsageError {
+ public:
+  explicit ProvenanceError(const std::string& what) : UsageError(what) {}
+};
+
 // Prefixes an error with where it happened, keeping its type.
 [[noreturn]] void rethrow_with_context(const std::string& context);
 

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -53,30 +55,118 @@ void sys_fail(const std::string& what, const fs::path& p) {
 
 }  // namespace
 
+namespace {
+
+// Where the parser is, as a field path ("shapes[0].params.m"), kept up to date from nlohmann's
+// parse events, so that a refusal can name the field and not only a byte offset.
+class ParsePath {
+ public:
+  void open(bool array) { frames_.push_back(Frame{array, {}, 0, {}}); }
+  void close() {
+    frames_.pop_back();
+    element_done();
+  }
+  void element_done() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  // Records the key of the member being parsed; false when the object already has it.
+  bool key(const std::string& k) {
+    frames_.back().key = k;
+    return frames_.back().keys.insert(k).second;
+  }
+  std::string str() const {
+    std::string out;
+    for (const auto& f : frames_) {
+      if (f.array)
+        out += "[" + std::to_string(f.index) + "]";
+      else if (!f.keys.empty())
+        out += (out.empty() ? "" : ".") + printable(f.key);
+    }
+    return out;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::string key;                  // objects: the member being parsed
+    std::size_t index;                // arrays: the element being parsed
+    std::unordered_set<std::string> keys;  // objects: the keys seen so far
+  };
+  std::vector<Frame> frames_;
+};
+
+struct DuplicateKey {
+  std::string path;
+  std::string key;
+};
+
+// " (field 'a.b')", or nothing at the top level.
+std::string at_field(const std::string& path) {
+  return path.empty() ? "" : " (field '" + path + "')";
+}
+
+// nlohmann says "number overflow parsing '1e999'"; the number is the part in quotes.
+std::string overflowing_number(const std::string& what) {
+  const auto open = what.find('\'');
+  const auto close = what.rfind('\'');
+  if (open == std::string::npos || close <= open) return "a number";
+  return "the number " + printable(what.substr(open + 1, close - open - 1));
+}
+
+}  // namespace
+
 json parse_json(const std::string& text, const std::string& origin, const JsonLimits& lim) {
   if (text.size() > lim.max_bytes)
     throw Error(origin + ": " + std::to_string(text.size()) + " bytes is more than the limit of " +
                 std::to_string(lim.max_bytes));
-  int depth = 0;
   bool too_deep = false;
+  ParsePath path;
   // The callback bounds nesting before nlohmann recurses into it, so hostile input cannot blow the
-  // stack.
-  json::parser_callback_t cb = [&](int d, json::parse_event_t ev, json&) {
-    if (ev == json::parse_event_t::object_start || ev == json::parse_event_t::array_start) {
-      depth = d;
-      if (d >= lim.max_depth) too_deep = true;
+  // stack; it also refuses a key given twice in one object. nlohmann keeps the last of two equal
+  // keys, another reader may keep the first: a digest taken over what one reader kept would not
+  // cover what the other sees (a second "samples_ns" would be measured by one, hashed by none).
+  json::parser_callback_t cb = [&](int d, json::parse_event_t ev, json& parsed) {
+    if (too_deep) return false;
+    switch (ev) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (d >= lim.max_depth) {
+          too_deep = true;
+          return false;
+        }
+        path.open(ev == json::parse_event_t::array_start);
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        path.close();
+        break;
+      case json::parse_event_t::key:
+        if (!path.key(parsed.get<std::string>()))
+          throw DuplicateKey{path.str(), parsed.get<std::string>()};
+        break;
+      case json::parse_event_t::value:
+        path.element_done();
+        break;
     }
-    return !too_deep;
+    return true;
   };
   json j;
   try {
     j = json::parse(text, cb, /*allow_exceptions=*/true, /*ignore_comments=*/false);
-  } catch (const json::parse_error& e) {
-    throw Error(origin + ": not valid JSON (" + e.what() + ")");
+  } catch (const DuplicateKey& dup) {
+    throw Error(origin + ": duplicate key " + quote(dup.key) + at_field(dup.path) +
+                ": every key may appear once in an object (readers disagree on which of two "
+                "values counts); remove one");
+  } catch (const json::out_of_range& e) {
+    // 406: a number that does not fit a double (1e999). Not a syntax error: say which field.
+    throw Error(origin + ": " + overflowing_number(e.what()) + at_field(path.str()) +
+                " is out of range: numbers must fit a 64-bit floating point value");
+  } catch (const json::exception& e) {
+    throw Error(origin + ": not valid JSON" + at_field(path.str()) + " (" + printable(e.what()) +
+                ")");
   }
   if (too_deep)
     throw Error(origin + ": JSON nested deeper than " + std::to_string(lim.max_depth) + " levels");
-  (void)depth;
   return j;
 }
 
@@ -95,7 +185,7 @@ std::string read_text_file(const fs::path& path, std::uintmax_t max_bytes) {
 }
 
 json read_json_file(const fs::path& path, const JsonLimits& lim) {
-  return parse_json(read_text_file(path, lim.max_bytes), path.string(), lim);
+  return parse_json(read_text_file(path, lim.max_bytes), printable(path.string()), lim);
 }
 
 void write_file_atomic(const fs::path& path, const std::string& content) {

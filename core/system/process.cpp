@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -28,6 +29,7 @@
 #include <thread>
 
 #include "system/error.hpp"
+#include "system/unique_fd.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -42,37 +44,6 @@ std::atomic<bool> force_polling_wait{false};
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = o.release();
-    }
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 std::string errno_text(int err) {
   return std::strerror(err);
@@ -162,41 +133,76 @@ int pidfd_open(pid_t pid) {
 #endif
 }
 
-// Blocks until the child is a zombie (exited, not yet reaped) or the deadline passes. The zombie
-// is left in place on purpose: while it exists its pid, and so its process group id, cannot be
-// reused, so the kill(-pgid) that follows can only reach our own group.
-bool wait_exited(pid_t pid, std::optional<Clock::time_point> deadline) {
+// Reads what is in the pipe now and hands it to `sink`; false at end of file.
+bool read_output(int fd, const std::function<void(std::string_view)>& sink) {
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      sink(std::string_view(buf, static_cast<size_t>(n)));
+      continue;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+    throw Error("cannot read a child's output: " + errno_text(errno));
+  }
+}
+
+timespec to_timespec(Clock::duration d) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  if (ns < 0) ns = 0;
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
+
+// Blocks until the child is a zombie (exited, not yet reaped) or the deadline passes, handing the
+// child's output to `sink` as it arrives when `output` is a pipe. The zombie is left in place on
+// purpose: while it exists its pid, and so its process group id, cannot be reused, so the
+// kill(-pgid) that follows can only reach our own group.
+bool wait_exited(pid_t pid, std::optional<Clock::time_point> deadline, int output,
+                 const std::function<void(std::string_view)>& sink) {
   UniqueFd pidfd;
   if (!process_detail::force_polling_wait.load()) pidfd = UniqueFd(pidfd_open(pid));
-  if (pidfd.get() >= 0) {
-    for (;;) {
-      struct pollfd pfd {
-        pidfd.get(), POLLIN, 0
-      };
-      timespec ts{};
-      timespec* tsp = nullptr;
-      if (deadline) {
-        auto left = *deadline - Clock::now();
-        if (left <= Clock::duration::zero()) return false;
-        auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-        ts.tv_sec = static_cast<time_t>(ns / 1000000000);
-        ts.tv_nsec = static_cast<long>(ns % 1000000000);
-        tsp = &ts;
-      }
-      int r = ::ppoll(&pfd, 1, tsp, nullptr);
-      if (r > 0) return true;
-      if (r < 0 && errno != EINTR) throw Error("ppoll on pidfd: " + errno_text(errno));
-    }
-  }
-  // Polling fallback at 1 ms: the same zombie-preserving waitid, only without a wakeup from the
-  // kernel.
+  bool output_open = output >= 0;
   for (;;) {
+    pollfd fds[2];
+    nfds_t n = 0;
+    if (pidfd.valid()) fds[n++] = pollfd{pidfd.get(), POLLIN, 0};
+    const nfds_t out_slot = n;
+    if (output_open) fds[n++] = pollfd{output, POLLIN, 0};
+    // Without a pidfd the exit is polled for every millisecond (waitid below).
+    std::optional<Clock::duration> wait;
+    if (!pidfd.valid()) wait = std::chrono::milliseconds(1);
+    if (deadline) {
+      auto left = *deadline - Clock::now();
+      if (left <= Clock::duration::zero()) return false;
+      if (!wait || left < *wait) wait = left;
+    }
+    timespec ts = wait ? to_timespec(*wait) : timespec{};
+    int r = ::ppoll(fds, n, wait ? &ts : nullptr, nullptr);
+    if (r < 0 && errno != EINTR) throw Error("ppoll on a child: " + errno_text(errno));
+    if (r > 0 && output_open && fds[out_slot].revents != 0)
+      output_open = read_output(output, sink);
+    if (pidfd.valid()) {
+      if (r > 0 && (fds[0].revents & POLLIN)) return true;
+      continue;
+    }
     siginfo_t info{};
-    int r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
-    if (r < 0 && errno != EINTR) throw Error("waitid: " + errno_text(errno));
-    if (r == 0 && info.si_pid == pid) return true;
-    if (deadline && Clock::now() >= *deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    int w = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (w < 0 && errno != EINTR) throw Error("waitid: " + errno_text(errno));
+    if (w == 0 && info.si_pid == pid) return true;
+  }
+}
+
+// After the child's group is gone: the rest of its output. A process that left the group could
+// hold the pipe open for ever, so this stops at end of file or after 2 s without any.
+void drain_output(int output, const std::function<void(std::string_view)>& sink) {
+  for (;;) {
+    pollfd pfd{output, POLLIN, 0};
+    timespec ts{2, 0};
+    int r = ::ppoll(&pfd, 1, &ts, nullptr);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || !read_output(output, sink)) return;
   }
 }
 
@@ -217,11 +223,64 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
+// Closes every descriptor from `first` on; async-signal-safe (close_range, or close one by one on
+// kernels before 5.9).
+void close_from(unsigned first, unsigned max_fd) {
+  if (::close_range(first, ~0u, 0) != 0)
+    for (unsigned fd = first; fd < max_fd; ++fd) ::close(static_cast<int>(fd));
+}
+
+// Kills a child's process group when the thread that started the child dies, however it dies.
+// The orchestrator cannot do that itself when it is SIGKILLed; the kernel tells this process
+// instead (PR_SET_PDEATHSIG), and it kills the group. It is a fork that never execs: it holds no
+// descriptor (a lock or a pipe it kept open would outlive the orchestrator), blocks every signal
+// but the one it waits for, and is killed and reaped when the child is done, before the child is
+// reaped, so the group id it acts on can never belong to another group.
+class GroupGuardian {
+ public:
+  GroupGuardian(pid_t group, unsigned max_fd) {
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) throw Error("cannot fork a guardian for process group " + std::to_string(group) +
+                              ": " + errno_text(errno));
+    if (pid_ == 0) guard(group, parent, max_fd);
+  }
+  GroupGuardian(const GroupGuardian&) = delete;
+  GroupGuardian& operator=(const GroupGuardian&) = delete;
+  ~GroupGuardian() {
+    ::kill(pid_, SIGKILL);
+    int st;
+    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+
+ private:
+  [[noreturn]] static void guard(pid_t group, pid_t parent, unsigned max_fd) {
+    // Only async-signal-safe calls: the parent may have other threads.
+    close_from(0, max_fd);
+    sigset_t all;
+    ::sigfillset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() == parent) {  // else the parent died before the line above
+      sigset_t term;
+      ::sigemptyset(&term);
+      ::sigaddset(&term, SIGTERM);
+      while (::sigwaitinfo(&term, nullptr) != SIGTERM) {
+      }
+    }
+    ::kill(-group, SIGKILL);
+    ::_exit(0);
+  }
+  pid_t pid_ = -1;
+};
+
 // Everything the forked child does before execve. Only async-signal-safe calls: the parent may
 // have other threads, whose locks the child inherits in whatever state fork found them.
 struct ChildSetup {
   int in_fd, out_fd, err_fd;
   unsigned max_fd;  // for the fallback when close_range is unavailable (kernels before 5.11)
+  pid_t parent;     // the orchestrator
 
   template <typename Exec>
   [[noreturn]] static void fail(Exec& exec, const char* what) {
@@ -233,6 +292,10 @@ struct ChildSetup {
   void operator()(Exec& exec) const {
     // Our own process group, so a timeout can kill everything the child starts.
     if (::setpgid(0, 0) != 0) fail(exec, "setpgid(0, 0) in the child");
+    // Killed with the orchestrator (its guardian starts only after this child exists); an
+    // orchestrator that died before this line leaves it orphaned already, so it goes at once.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(exec, "prctl(PR_SET_PDEATHSIG) in the child");
+    if (::getppid() != parent) ::_exit(127);
     const int fds[3] = {in_fd, out_fd, err_fd};
     for (int target = 0; target < 3; ++target)
       if (::dup2(fds[target], target) < 0) fail(exec, "dup2 of a standard stream in the child");
@@ -279,50 +342,56 @@ fs::path find_program(const std::string& name) {
   return p;
 }
 
-ExitStatus run_process(const SpawnSpec& spec) {
-  if (spec.argv.empty()) throw Error("cannot run a process with an empty argv");
-  if (!(spec.timeout_s >= 0) || !std::isfinite(spec.timeout_s))
-    throw Error("cannot run '" + spec.argv[0] + "': timeout " + std::to_string(spec.timeout_s) +
-                " s is not a non-negative number of seconds");
-  const std::string who = "cannot start '" + spec.argv[0] + "'";
+namespace {
 
-  fs::path exe;
-  UniqueFd in_fd, out_fd, err_fd;
-  try {
-    exe = resolve_executable(spec);
-    in_fd = above_stdio(UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC)), "stdin");
-    if (in_fd.get() < 0) throw Error("cannot open /dev/null for stdin: " + errno_text(errno));
-    out_fd = open_output(spec.stdout_path, "stdout");
-    if (!spec.stderr_path.empty() && spec.stderr_path == spec.stdout_path) {
-      // One open file description for both streams keeps their interleaving; two O_TRUNC opens
-      // would each write from offset 0 over the other.
-      err_fd = UniqueFd(::fcntl(out_fd.get(), F_DUPFD_CLOEXEC, 3));
-      if (err_fd.get() < 0)
-        throw Error("cannot duplicate the stdout descriptor: " + errno_text(errno));
-    } else {
-      err_fd = open_output(spec.stderr_path, "stderr");
-      if (!spec.stderr_path.empty() && !spec.stdout_path.empty() &&
-          same_file(out_fd.get(), err_fd.get())) {
-        err_fd = UniqueFd(::fcntl(out_fd.get(), F_DUPFD_CLOEXEC, 3));
-        if (err_fd.get() < 0)
-          throw Error("cannot duplicate the stdout descriptor: " + errno_text(errno));
-      }
-    }
-    if (!spec.cwd.empty() && !fs::is_directory(spec.cwd))
-      throw Error("working directory " + spec.cwd.string() + " does not exist");
-  } catch (const std::exception& e) {
-    throw Error(who + ": " + e.what());
+// The child's standard streams, opened before the fork; `output` is the read end of the pipe
+// when the spec asks for its output as it comes.
+struct Streams {
+  UniqueFd in, out, err, output;
+};
+
+UniqueFd dup_above_stdio(int fd, const std::string& what) {
+  UniqueFd d(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
+  if (!d.valid()) throw Error("cannot duplicate the descriptor for " + what + ": " + errno_text(errno));
+  return d;
+}
+
+Streams open_streams(const SpawnSpec& spec) {
+  Streams s;
+  s.in = above_stdio(UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC)), "stdin");
+  if (!s.in.valid()) throw Error("cannot open /dev/null for stdin: " + errno_text(errno));
+  if (spec.on_output) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw Error("cannot create a pipe: " + errno_text(errno));
+    s.output = UniqueFd(p[0]);
+    s.out = above_stdio(UniqueFd(p[1]), "the output pipe");
+    if (::fcntl(s.output.get(), F_SETFL, O_NONBLOCK) != 0)
+      throw Error("cannot make the output pipe non-blocking: " + errno_text(errno));
+    s.err = dup_above_stdio(s.out.get(), "stderr");
+    return s;
   }
+  s.out = spec.stdout_fd >= 0 ? dup_above_stdio(spec.stdout_fd, "stdout")
+                              : open_output(spec.stdout_path, "stdout");
+  if (spec.stderr_fd >= 0) {
+    s.err = dup_above_stdio(spec.stderr_fd, "stderr");
+  } else if (spec.stdout_fd < 0 && !spec.stderr_path.empty() &&
+             spec.stderr_path == spec.stdout_path) {
+    // One open file description for both streams keeps their interleaving; two O_TRUNC opens
+    // would each write from offset 0 over the other.
+    s.err = dup_above_stdio(s.out.get(), "stderr");
+  } else {
+    s.err = open_output(spec.stderr_path, "stderr");
+    if (!spec.stderr_path.empty() && (spec.stdout_fd >= 0 || !spec.stdout_path.empty()) &&
+        same_file(s.out.get(), s.err.get()))
+      s.err = dup_above_stdio(s.out.get(), "stderr");
+  }
+  return s;
+}
 
-  rlimit lim{};
-  unsigned max_fd = 65536;
-  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
-    max_fd = static_cast<unsigned>(std::min<rlim_t>(lim.rlim_cur, 1u << 20));
-  ChildSetup setup{in_fd.get(), out_fd.get(), err_fd.get(), max_fd};
-
-  // The environment is assembled here and handed to execve directly: Boost 1.74's
-  // basic_environment::find reads past the end of shorter entries (AddressSanitizer reports a
-  // heap-buffer-overflow in environment.hpp), so it is not used.
+// The child's environment: the inherited one with the spec's variables added or replaced. It is
+// handed to execve directly: Boost 1.74's basic_environment::find reads past the end of shorter
+// entries (AddressSanitizer reports a heap-buffer-overflow in environment.hpp).
+std::vector<std::string> child_environment(const SpawnSpec& spec, const std::string& who) {
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : spec.env)
     if (k.empty() || k.find('=') != std::string::npos)
@@ -334,69 +403,57 @@ ExitStatus run_process(const SpawnSpec& spec) {
     env_strings.emplace_back(entry);
   }
   for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
+  return env_strings;
+}
+
+unsigned descriptor_limit() {
+  rlimit lim{};
+  unsigned max_fd = 65536;
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+    max_fd = static_cast<unsigned>(std::min<rlim_t>(lim.rlim_cur, 1u << 20));
+  return max_fd;
+}
+
+// Forks and execs the child; returns its pid. Throws naming the program when it cannot start.
+pid_t spawn(const SpawnSpec& spec, const fs::path& exe, const Streams& streams,
+            std::vector<std::string>& env_strings, const std::string& who) {
+  ChildSetup setup{streams.in.get(), streams.out.get(), streams.err.get(), descriptor_limit(),
+                   ::getpid()};
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   auto set_env = [&envp](auto& exec) { exec.env = envp.data(); };
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-
-  const auto start = Clock::now();
   std::error_code ec;
-  pid_t pid = -1;
-  {
-    // With an error_code handler Boost reports instead of throwing, and calls on_error with the
-    // pid of a child whose exec failed, which we reap so no zombie is left behind.
-    auto reap_failed = [](auto& exec, const std::error_code&) {
-      if (exec.pid > 0) {
-        int st;
-        while (::waitpid(exec.pid, &st, 0) < 0 && errno == EINTR) {
-        }
+  // With an error_code handler Boost reports instead of throwing, and calls on_error with the
+  // pid of a child whose exec failed, which we reap so no zombie is left behind.
+  auto reap_failed = [](auto& exec, const std::error_code&) {
+    if (exec.pid > 0) {
+      int st;
+      while (::waitpid(exec.pid, &st, 0) < 0 && errno == EINTR) {
       }
-    };
-    bp::child c =
-        spec.cwd.empty()
-            ? bp::child(bp::exe = exe.string(), bp::args = args, bp::error = ec,
-                        bp::extend::on_setup = set_env, bp::extend::on_exec_setup = setup,
-                        bp::extend::on_error = reap_failed)
-            : bp::child(bp::exe = exe.string(), bp::args = args, bp::error = ec,
-                        bp::extend::on_setup = set_env, bp::start_dir = spec.cwd.string(),
-                        bp::extend::on_exec_setup = setup, bp::extend::on_error = reap_failed);
-    if (ec || !c.valid())
-      throw Error(who + " (" + exe.string() +
-                  "): " + (ec ? ec.message() : std::string("Boost.Process returned no child")));
-    pid = c.id();
-    // From here on this file owns the pid: ~child must not kill or wait for it.
-    c.detach();
-  }
-  in_fd.reset();
-  out_fd.reset();
-  err_fd.reset();
+    }
+  };
+  bp::child c =
+      spec.cwd.empty()
+          ? bp::child(bp::exe = exe.string(), bp::args = args, bp::error = ec,
+                      bp::extend::on_setup = set_env, bp::extend::on_exec_setup = setup,
+                      bp::extend::on_error = reap_failed)
+          : bp::child(bp::exe = exe.string(), bp::args = args, bp::error = ec,
+                      bp::extend::on_setup = set_env, bp::start_dir = spec.cwd.string(),
+                      bp::extend::on_exec_setup = setup, bp::extend::on_error = reap_failed);
+  if (ec || !c.valid())
+    throw Error(who + " (" + exe.string() +
+                "): " + (ec ? ec.message() : std::string("Boost.Process returned no child")));
+  const pid_t pid = c.id();
+  // From here on this file owns the pid: ~child must not kill or wait for it.
+  c.detach();
+  return pid;
+}
 
-  std::optional<Clock::time_point> deadline;
-  if (spec.timeout_s > 0)
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(spec.timeout_s));
-
-  bool exited = false;
-  try {
-    exited = wait_exited(pid, deadline);
-  } catch (...) {
-    kill_group(pid);
-    reap(pid);
-    throw;
-  }
-  // The moment the exit was seen (or the limit hit) is the process's wall time; killing the rest
-  // of the group and reaping are our bookkeeping.
-  const auto end = Clock::now();
-  // Also after a normal exit: for workers and builds, anything still in the group is a leftover
-  // (a daemonised helper, a background job of a shell recipe) that would keep our log files open
-  // and keep running into the next measurement. The child is still a zombie here, so the group id
-  // cannot have been reused.
-  kill_group(pid);
-  int status = reap(pid);
-
+ExitStatus status_of(int status, bool exited, double wall_s) {
   ExitStatus st;
-  st.wall_s = std::chrono::duration<double>(end - start).count();
+  st.wall_s = wall_s;
   if (WIFEXITED(status)) {
     st.kind = ExitStatus::Kind::exited;
     st.code = WEXITSTATUS(status);
@@ -408,6 +465,60 @@ ExitStatus run_process(const SpawnSpec& spec) {
     st.signal = WTERMSIG(status);
   }
   return st;
+}
+
+}  // namespace
+
+ExitStatus run_process(const SpawnSpec& spec) {
+  if (spec.argv.empty()) throw Error("cannot run a process with an empty argv");
+  if (!(spec.timeout_s >= 0) || !std::isfinite(spec.timeout_s))
+    throw Error("cannot run '" + spec.argv[0] + "': timeout " + std::to_string(spec.timeout_s) +
+                " s is not a non-negative number of seconds");
+  const std::string who = "cannot start '" + spec.argv[0] + "'";
+
+  fs::path exe;
+  Streams streams;
+  try {
+    exe = resolve_executable(spec);
+    streams = open_streams(spec);
+    if (!spec.cwd.empty() && !fs::is_directory(spec.cwd))
+      throw Error("working directory " + spec.cwd.string() + " does not exist");
+  } catch (const std::exception& e) {
+    throw Error(who + ": " + e.what());
+  }
+  std::vector<std::string> env_strings = child_environment(spec, who);
+
+  const auto start = Clock::now();
+  const pid_t pid = spawn(spec, exe, streams, env_strings, who);
+  streams.in.reset();
+  streams.out.reset();
+  streams.err.reset();
+
+  std::optional<Clock::time_point> deadline;
+  if (spec.timeout_s > 0)
+    deadline = start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(spec.timeout_s));
+
+  bool exited = false;
+  Clock::time_point end;
+  try {
+    const GroupGuardian guardian(pid, descriptor_limit());
+    exited = wait_exited(pid, deadline, streams.output.get(), spec.on_output);
+    // The moment the exit was seen (or the limit hit) is the process's wall time; killing the
+    // rest of the group and reaping are our bookkeeping.
+    end = Clock::now();
+    // Also after a normal exit: for workers and builds, anything still in the group is a
+    // leftover (a daemonised helper, a background job of a shell recipe) that would keep our log
+    // files open and keep running into the next measurement. The child is still a zombie here,
+    // so the group id cannot have been reused.
+    kill_group(pid);
+    if (streams.output.valid()) drain_output(streams.output.get(), spec.on_output);
+  } catch (...) {
+    kill_group(pid);
+    reap(pid);
+    throw;
+  }
+  return status_of(reap(pid), exited, std::chrono::duration<double>(end - start).count());
 }
 
 }  // namespace abh

@@ -2,11 +2,20 @@
 // arm is killed with everything it started, grandchildren included. Timeouts are enforced by this
 // file, not by boost::process::child::wait_for, which in Boost 1.74 blocks for the whole timeout
 // when the child has already exited (see reference/facts.md).
+//
+// Nothing a child starts outlives the process that started it, even when that process is killed
+// with SIGKILL and can run no code of its own: the child is killed by the kernel when its parent
+// dies (PR_SET_PDEATHSIG), and a guardian process per child, which does nothing but wait, is told
+// of the death the same way and kills the child's whole process group (a compiler's cc1plus, a
+// recipe's background job, a helper a plugin forked). A process that leaves the group (setsid,
+// setpgid) is out of its reach: only a cgroup could follow it.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace abh {
@@ -17,7 +26,14 @@ struct SpawnSpec {
   std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
   std::filesystem::path stdout_path;       // truncated first; empty: /dev/null
   std::filesystem::path stderr_path;       // truncated first; empty: /dev/null
-  double timeout_s = 0;                    // 0: no limit
+  // Descriptors to use instead of stdout_path / stderr_path (not closed here), e.g. files a
+  // RunDirFs created without following links. -1: use the path.
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  // When set, stdout and stderr both go to one pipe and each chunk of output is handed to this as
+  // it arrives (the paths and descriptors above are then unused). Nothing is buffered here.
+  std::function<void(std::string_view)> on_output;
+  double timeout_s = 0;  // 0: no limit
 };
 
 struct ExitStatus {

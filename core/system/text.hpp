@@ -1,6 +1,7 @@
 // Small text helpers shared by error messages and renderers.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,5 +10,17 @@ namespace abh {
 
 // The items with `sep` between each two: join({"a", "b"}, ", ") is "a, b"; no items give "".
 std::string join(const std::vector<std::string>& items, std::string_view sep);
+
+// User text as a message shows it: control characters (NUL, newline, escape, DEL) and bytes that
+// are not UTF-8 become \0, \n, \t, \r, \\ and \xNN escapes, so a message that quotes a hostile
+// name stays one line, is never cut at a NUL and never moves a terminal's cursor. Valid UTF-8
+// (é, 漢) is kept as it is.
+std::string printable(std::string_view s);
+// printable(s) in single quotes, the form error messages quote names, ids and values in.
+std::string quote(std::string_view s);
+
+// The offset of the first byte of `s` that is not part of well-formed UTF-8 (overlong forms,
+// surrogates and code points above U+10FFFF count as malformed), or npos when all of it is.
+std::size_t invalid_utf8_at(std::string_view s);
 
 }  // namespace abh

@@ -32,6 +32,8 @@
 #include "report/report_json.hpp"
 #include "report/report_render.hpp"
 #include "system/json_io.hpp"
+#include "system/run_dir_fs.hpp"
+#include "system/sha256.hpp"
 #include "tactic_cache.hpp"
 
 namespace fs = std::filesystem;
@@ -351,6 +353,11 @@ class FixedTimer : public abh::worker::Timer {
   }
 };
 
+// The bytes of the fake plugin file of variant `name`: only its digest matters.
+std::string plugin_bytes(const std::string& name) {
+  return "fuzz plugin " + name;
+}
+
 json read_seed(const fs::path& p) {
   return abh::read_json_file(p);
 }
@@ -393,13 +400,26 @@ int main(int argc, char** argv) {
   } cleanup{work};
 
   // The real documents, and the facts the validators check them against.
-  const json plan_seed = read_seed(seeds / "plan.json");
-  const json result_seed = read_seed(seeds / "result.json");
+  // The seeds are sealed here, as the orchestrator and the worker seal what they write: the plan
+  // with the digest of its content, the result with the digest of the plan file as written below
+  // and then its own payload digest. So the seeds on disk stay editable by hand.
+  // The plugins the plan records are files written below (validation re-hashes them).
+  json plan_seed = read_seed(seeds / "plan.json");
+  for (auto& v : plan_seed["variants"])
+    v["plugin_sha256"] = abh::sha256_hex(plugin_bytes(v["name"].get<std::string>()));
+  plan_seed["payload_sha256"] = abh::plan_payload_digest(plan_seed);
+  json result_seed = read_seed(seeds / "result.json");
+  for (const auto& v : plan_seed["variants"])
+    if (v["name"] == result_seed["invocation"]["variant"])
+      result_seed["plugin_sha256"] = v["plugin_sha256"];
+  result_seed["plan_sha256"] = abh::sha256_hex(plan_seed.dump(2));
+  result_seed["payload_sha256"] = abh::payload_digest(result_seed);
   const json report_seed = read_seed(seeds / "report.json");
   const json manifest_seed =
       read_seed(fs::path(ABH_SOURCE_DIR) / "examples/cpu-gemm/abharness.json");
   const json grid_seed = read_seed(fs::path(ABH_SOURCE_DIR) / "examples/cpu-gemm/shapes.json");
-  const abh::Plan plan = abh::plan_from_json(plan_seed, "seeds/plan.json");
+  abh::Plan plan = abh::plan_from_json(plan_seed, "seeds/plan.json");
+  plan.file_sha256 = abh::sha256_hex(plan_seed.dump(2));
   const abh::ArmResult seed_result = abh::result_from_json(result_seed, "seeds/result.json");
   const abh::Task* task = plan.find_task(seed_result.invocation.shape, seed_result.invocation.arm);
   if (!task) {
@@ -420,16 +440,18 @@ int main(int argc, char** argv) {
   }
   const fs::path run_dir = work / "run";
   write_text(abh::plan_path(run_dir), plan_seed.dump(2));
+  for (const auto& v : plan.variants) write_text(run_dir / v.plugin, plugin_bytes(v.name));
   const fs::path result_file = abh::result_path(run_dir, *task);
   const std::string result_rel = result_file.lexically_relative(run_dir).generic_string();
 
   // The tactic cache seed is what the worker itself writes after tuning.
-  abh::worker::TacticContext tctx{work / "tactics.json", "cache-key-of-this-problem"};
+  const abh::RunDirFs work_fs(work);
+  abh::worker::TacticContext tctx{&work_fs, "tactics.json", "cache-key-of-this-problem"};
   abh::worker::Problem problem(&kFakeTable, nullptr);
   FixedTimer timer;
   const abh::worker::SampleHooks no_prep;
   abh::worker::choose_tactic(problem, timer, no_prep, nullptr, "auto", tctx);
-  const json tactic_seed = abh::read_json_file(tctx.cache_file);
+  const json tactic_seed = abh::read_json_file(work / tctx.cache_file);
 
   std::vector<Target> targets;
   targets.push_back({"plan", plan_seed, [&](const std::string& text) {
@@ -539,7 +561,7 @@ int main(int argc, char** argv) {
                      }});
   targets.push_back(
       {"tactic-cache", tactic_seed, [&](const std::string& text) {
-         write_text(tctx.cache_file, text);
+         write_text(work / tctx.cache_file, text);
          abh::worker::TacticChoice c;
          try {
            c = abh::worker::choose_tactic(problem, timer, no_prep, nullptr, "auto", tctx);

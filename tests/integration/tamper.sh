@@ -178,8 +178,9 @@ fresh
 cp "$T/c/results/$S1/A1.json" "$T/c/results/notes.json"
 refused stray-top-level "results/notes.json" unplanned-file ""
 
-# duplicate-result: two planned paths holding one payload. The invocation rule already catches a
-# copied file, so this can only arise from a plan that lists the same arm twice.
+# A plan that lists the same arm twice (the only way two planned paths could hold one payload,
+# the duplicate-result rule): the plan's own digest refuses the edit, and a forged digest does not
+# get it past the plan's reader. (The duplicate-result rule itself is tested in the unit tests.)
 fresh
 python3 - "$T/c/plan.json" <<'PY'
 import json, sys
@@ -187,7 +188,13 @@ p = json.load(open(sys.argv[1]))
 p["tasks"].append(dict(p["tasks"][0]))
 json.dump(p, open(sys.argv[1], "w"), indent=2)
 PY
-refused duplicate-task "results/$S1/A1.json" duplicate-result payload_sha256
+refused duplicate-task "plan.json" plan-digest payload_sha256
+edit "$T/c/plan.json" "pass" redigest
+for cmd in verify report; do
+  expect_rc 3 "$ABH" "$cmd" "$T/c"
+  grep -qF "is planned twice" "$T/last.err" || fail "duplicate-task (forged digest): $(cat "$T/last.err")"
+done
+pass "duplicate-task with a forged plan digest -> refused by the plan's reader"
 
 # An interrupted write (hidden temp file) is not a problem for verify, and resume removes it.
 fresh

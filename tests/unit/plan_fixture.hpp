@@ -18,6 +18,7 @@ inline Plan fixture_plan(int gpus = 0) {
   p.schema_version = kPlanSchemaVersion;
   p.harness_version = kHarnessVersion;
   p.run_id = "run-1";
+  p.run_nonce = "0123456789abcdef0123456789abcdef";
   p.created_at = "2026-11-29T12:00:00Z";
   p.repo = "/src/kernels";
   p.plugin_target = gpus ? "cuda" : "cpu";
@@ -75,7 +76,11 @@ inline ArmResult fixture_result(const Plan& p, const Task& t) {
   ArmResult r;
   r.schema_version = kResultSchemaVersion;
   r.harness_version = p.harness_version;
-  r.invocation = {p.run_id, s.id, s.params, t.arm, t.variant, t.round, p.plugin_target, p.settings};
+  r.invocation = {p.run_id, p.run_nonce,  s.id,           s.params,
+                  t.arm,    t.variant,    t.round,        p.plugin_target,
+                  p.settings};
+  // The digest of the plan file the worker read: set by whoever wrote the plan (file_sha256).
+  r.plan_sha256 = p.file_sha256;
   r.worker_sha256 = p.worker_sha256;
   r.plugin_sha256 = v.plugin_sha256;
   r.source = v.source;

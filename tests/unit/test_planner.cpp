@@ -102,13 +102,15 @@ TEST_CASE("planner: a new run id is a UTC time and a random suffix, safe as a di
   CHECK_NOTHROW(check_safe_name(id, "--run-id"));
 }
 
-TEST_CASE("planner: a run directory is created once, and runs/ is kept out of git") {
+TEST_CASE("planner: a run directory is created once, and nothing else is written") {
   TempDir tmp;
   const fs::path runs = tmp.path() / "runs";
   std::string id = "first";
   CHECK(create_run_dir(runs, id) == runs / "first");
   CHECK(fs::is_directory(runs / "first"));
-  CHECK(read_file(runs / ".gitignore") == "*\n");
+  // Never a .gitignore: the runs root may be the user's repository (check_run_inputs refuses a
+  // runs root git would see instead).
+  CHECK_FALSE(fs::exists(runs / ".gitignore"));
   id = "first";
   CHECK(usage_error_of([&] { create_run_dir(runs, id); }) ==
         "run directory " + (runs / "first").string() + " already exists: use `abharness resume " +

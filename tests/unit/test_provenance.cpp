@@ -29,11 +29,18 @@ struct Run {
   Plan plan = test::fixture_plan();
 
   Run() {
+    // The built plugins the plan records: verify re-hashes them.
+    for (const auto& v : plan.variants) test::write(dir / v.plugin, "plugin of " + v.name);
     write_plan();
     for (const auto& t : plan.tasks)
-      write_result(result_path(dir, t), test::fixture_result(plan, t));
+      write_result(dir, result_rel(t), test::fixture_result(plan, t));
   }
-  void write_plan() { write_json_atomic(plan_path(dir), to_json(plan)); }
+  // Writes the plan as the orchestrator does and records the digest of its bytes, the one every
+  // result names.
+  void write_plan() {
+    abh::write_plan(dir, plan);
+    plan.file_sha256 = sha256_file(plan_path(dir));
+  }
   fs::path file(const std::string& rel) const { return dir / rel; }
   Validation validate() const { return validate_run(dir, plan); }
 
@@ -328,9 +335,12 @@ TEST_CASE("provenance: unplanned-file refuses extra files, directories and symbo
 TEST_CASE("provenance: duplicate-result refuses one payload at two planned places") {
   Run run;
   // The invocation rule already catches a copied file, so this can only arise from a plan that
-  // lists the same arm twice.
+  // lists the same arm twice (plan_from_json refuses one; this plan is validated as built). The
+  // results are written again: they bind to the new plan file.
   run.plan.tasks.push_back(run.plan.tasks.front());
   run.write_plan();
+  for (const auto& t : run.plan.tasks)
+    write_result(run.dir, result_rel(t), test::fixture_result(run.plan, t));
   check_refused(run, {{"duplicate-result", kA1, "payload_sha256"}});
 }
 

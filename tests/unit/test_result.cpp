@@ -25,7 +25,7 @@ ArmResult sample_result() {
 
 // The written file of `r`, parsed: what a reader sees.
 json written(const ArmResult& r, const test::TempDir& tmp) {
-  write_result(tmp.path() / "B.json", r);
+  write_result(tmp.path(), "B.json", r);
   return read_json_file(tmp.path() / "B.json");
 }
 
@@ -40,7 +40,7 @@ TEST_CASE("result: the writer seals the payload with its digest and the reader g
   json j = written(sample_result(), tmp);
   CHECK(j["payload_sha256"] == sha256_hex(canonical(payload_json(sample_result()))));
   CHECK(payload_digest(j) == j["payload_sha256"]);
-  ArmResult back = read_result(tmp.path() / "B.json");
+  ArmResult back = read_result(tmp.path(), "B.json");
   CHECK(back.payload_sha256 == j["payload_sha256"]);
   CHECK(payload_json(back) == payload_json(sample_result()));
   CHECK(to_json(back) == j);

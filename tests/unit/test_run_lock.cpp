@@ -72,12 +72,30 @@ TEST_CASE("run_lock: a holder killed by SIGKILL leaves no stale lock") {
   CHECK_NOTHROW(RunLock after(tmp.path()));
 }
 
-TEST_CASE("run_lock: a run directory that does not exist is an error naming the lock file") {
+TEST_CASE("run_lock: a run directory that does not exist is an error naming it") {
   test::TempDir tmp;
   const fs::path missing = tmp.path() / "no-such-run";
   CHECK(test::error_of([&] {
           RunLock lock(missing);
-        }).rfind("cannot open " + (missing / ".lock").string() + ": ", 0) == 0);
+        }).rfind("cannot open the run directory " + missing.string() + ": ", 0) == 0);
+}
+
+TEST_CASE("run_lock: a lock file that is a link is refused, and its target left alone") {
+  test::TempDir tmp;
+  const fs::path outside = tmp.path() / "outside.txt";
+  test::write(outside, "precious\n");
+  fs::create_directory(tmp.path() / "run");
+  SUBCASE("a symbolic link") {
+    fs::create_symlink(outside, tmp.path() / "run" / ".lock");
+    CHECK(test::error_of([&] { RunLock lock(tmp.path() / "run"); }).find("is a symbolic link") !=
+          std::string::npos);
+  }
+  SUBCASE("a hard link") {
+    fs::create_hard_link(outside, tmp.path() / "run" / ".lock");
+    CHECK(test::error_of([&] { RunLock lock(tmp.path() / "run"); }).find("2 hard links") !=
+          std::string::npos);
+  }
+  CHECK(test::slurp(outside) == "precious\n");
 }
 
 #endif  // ABH_HAVE_ORCHESTRATOR
