@@ -19,7 +19,10 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
   c.add_flag("--fail-on-regression", f.fail_on_regression,
-             "exit 5 when a shape is slower beyond the noise band");
+             "exit 5 when a shape regressed beyond the noise band, 6 when a shape is undecided "
+             "(docs/exit-codes.md)");
+  c.add_flag("--allow-undecided", f.allow_undecided,
+             "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
   c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
   c.add_option("--color", f.color, "auto | always | never")->capture_default_str();
   c.add_option("--print", f.print,

@@ -1,5 +1,6 @@
 #include "planner.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -7,6 +8,8 @@
 #include <sstream>
 
 #include "model/worker_protocol.hpp"
+#include "placement.hpp"
+#include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/sha256.hpp"
@@ -78,6 +81,41 @@ void check_machine(const fs::path& run_dir, const Plan& plan, const fs::path& wo
         refuse_resume(run_dir, "the machine differs from the plan: " + it.key() + " was " +
                                    it->dump() + ", now " + b[it.key()].dump());
   }
+}
+
+// The CPUs arms may use: --cpus, which must be allowed to this process, or all it is allowed.
+std::vector<int> allowed_cpus(const std::string& requested) {
+  const std::vector<int> allowed = thread_affinity();
+  if (requested.empty()) return allowed;
+  std::vector<int> cpus = parse_cpu_list(requested, "--cpus");
+  for (int c : cpus)
+    if (!std::binary_search(allowed.begin(), allowed.end(), c))
+      throw UsageError("--cpus " + requested + ": CPU " + std::to_string(c) +
+                       " is not allowed to this process (allowed: " + format_cpu_list(allowed) +
+                       ")");
+  return cpus;
+}
+
+// Every task gets its lane's CPUs (placement.hpp); a fallback is said on stderr and in the plan.
+void place_arms(Plan& plan, const std::vector<int>& allowed) {
+  const std::vector<LanePlacement> lanes = place_lanes(plan.machine, allowed);
+  for (auto& t : plan.tasks) t.cpus = lanes.at(static_cast<size_t>(t.gpu)).cpus;
+  for (const auto& l : lanes)
+    if (!l.note.empty()) {
+      std::cerr << "placement: " << l.note << "\n";
+      plan.placement_notes.push_back(l.note);
+    }
+}
+
+// Every CPU the plan placed an arm on must still be allowed, or the workers could not be pinned.
+void check_cpus(const fs::path& run_dir, const Plan& plan) {
+  const std::vector<int> allowed = thread_affinity();
+  for (const auto& t : plan.tasks)
+    for (int c : t.cpus)
+      if (!std::binary_search(allowed.begin(), allowed.end(), c))
+        refuse_resume(run_dir, "the plan places arms on CPU " + std::to_string(c) +
+                                   ", which this process may not use (allowed: " +
+                                   format_cpu_list(allowed) + ")");
 }
 
 }  // namespace
@@ -183,6 +221,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.schedule.gpus = cuda ? static_cast<int>(gpus.size()) : 1;
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
   plan.machine = probe_machine(worker, cuda, gpus, run_dir / "logs" / "probe");
+  place_arms(plan, allowed_cpus(req.cpus));
   // Written once, before any arm runs; never edited afterwards.
   write_json_atomic(plan_path(run_dir), to_json(plan));
   return plan;
@@ -206,6 +245,7 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
 void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
   check_binaries_and_sources(run_dir, plan, worker);
   check_machine(run_dir, plan, worker);
+  check_cpus(run_dir, plan);
 }
 
 }  // namespace abh

@@ -98,18 +98,15 @@ void write_failure(const fs::path& run_dir, const Task& t, const std::string& re
   write_json_atomic(log_path(run_dir, t, "failure.json"), f);
 }
 
-// Runs one arm; returns whether it produced a result.
-bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
-             Progress& progress) {
+// The worker process of one arm (of its warm-up, which writes no result and logs beside it).
+SpawnSpec worker_spec(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+                      const Task& t, bool warmup) {
   fs::create_directories(log_path(run_dir, t, "out").parent_path());
-  fs::remove(log_path(run_dir, t, "failure.json"));
-  const fs::path result = result_path(run_dir, t);
-  fs::create_directories(result.parent_path());
   SpawnSpec spec;
-  spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm);
+  spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm, warmup);
   spec.argv.insert(spec.argv.begin(), worker.string());
-  spec.stdout_path = log_path(run_dir, t, "out");
-  spec.stderr_path = log_path(run_dir, t, "err");
+  spec.stdout_path = log_path(run_dir, t, warmup ? "warmup.out" : "out");
+  spec.stderr_path = log_path(run_dir, t, warmup ? "warmup.err" : "err");
   spec.timeout_s = plan.settings.arm_timeout_s;
   // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
   // orphan that writes a result behind a later resume's back.
@@ -119,6 +116,31 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
   // that another arm is measuring on.
   const Environment& m = plan.machine.at(static_cast<size_t>(t.gpu));
   if (m.gpu) spec.env[worker_protocol::kVisibleDevicesEnv] = m.gpu->uuid;
+  return spec;
+}
+
+// Runs the lane's first arm once, unrecorded, before anything of the lane is measured. Without
+// it the first arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape
+// took 2x its A2: drift -51 %; docs/measurements.md). A failed warm-up is said, not hidden; the
+// arm itself then runs and reports for itself.
+void warm_up(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
+             const SweepOptions& opt) {
+  const ExitStatus st = run_process(worker_spec(run_dir, plan, worker, t, true));
+  if (!st.ok())
+    std::cerr << "warm-up of " << t.shape << "/" << t.arm << " failed (" << st.describe()
+              << "; log " << log_path(run_dir, t, "warmup.err").string()
+              << "); measuring without it\n";
+  else if (!opt.quiet && !opt.tty)
+    std::cerr << "warm-up " << t.shape << "/" << t.arm << " " << st.wall_s << " s (not recorded)\n";
+}
+
+// Runs one arm; returns whether it produced a result.
+bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
+             Progress& progress) {
+  fs::remove(log_path(run_dir, t, "failure.json"));
+  const fs::path result = result_path(run_dir, t);
+  fs::create_directories(result.parent_path());
+  const SpawnSpec spec = worker_spec(run_dir, plan, worker, t, false);
   ExitStatus st = run_process(spec);
   bool ok = st.ok() && fs::exists(result);
   if (!ok) {
@@ -145,6 +167,7 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   SweepSummary sum;
   std::map<int, std::vector<const Task*>> lanes;  // one lane per GPU
   for (const auto& t : plan.tasks) {
+    if (opt.select ? !opt.select(t) : t.conditional) continue;
     if (done.count(fs::relative(result_path(run_dir, t), run_dir).generic_string())) {
       ++sum.skipped;
       continue;
@@ -156,6 +179,7 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   Progress progress(todo, std::max<int>(1, static_cast<int>(lanes.size())), opt);
   std::mutex m;
   auto run_lane = [&](const std::vector<const Task*>& tasks) {
+    if (!tasks.empty()) warm_up(run_dir, plan, worker, *tasks.front(), opt);
     for (const Task* t : tasks) {
       bool ok = run_arm(run_dir, plan, worker, *t, progress);
       std::lock_guard<std::mutex> g(m);

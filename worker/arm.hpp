@@ -15,6 +15,7 @@ struct ArmRequest {
   std::filesystem::path run_dir;  // holds plan.json
   std::string shape;              // a shape id of the plan
   std::string arm;                // an arm name of the plan (A1, B, A2, ...)
+  bool warmup = false;            // measure, but write no result (the sweep's warm-up)
 };
 
 // Measures the arm and writes results/<shape>/<arm>.json atomically. Throws on failure: an

@@ -59,7 +59,9 @@ json to_json(const Task& t) {
               {"arm", t.arm},
               {"variant", t.variant},
               {"round", t.round},
-              {"gpu", t.gpu}};
+              {"gpu", t.gpu},
+              {"conditional", t.conditional},
+              {"cpus", t.cpus}};
 }
 
 Task task_from_json(const json& j, const std::string& where) {
@@ -69,6 +71,15 @@ Task task_from_json(const json& j, const std::string& where) {
   t.variant = field<std::string>(j, "variant", where);
   t.round = field<int>(j, "round", where);
   t.gpu = field<int>(j, "gpu", where);
+  t.conditional = field<bool>(j, "conditional", where);
+  const json& cpus = array_field(j, "cpus", where);
+  for (const auto& c : cpus) {
+    if (!c.is_number_integer() || c.get<long long>() < 0 || c.get<long long>() > 1 << 20)
+      throw Error(where + ": field 'cpus': every entry must be a CPU number (an integer >= 0)");
+    t.cpus.push_back(c.get<int>());
+  }
+  if (t.cpus.empty())
+    throw Error(where + ": field 'cpus': empty; the plan must say where the arm runs");
   check_safe_name(t.shape, where + ": shape");
   check_safe_name(t.arm, where + ": arm");
   return t;
@@ -114,7 +125,8 @@ json to_json(const Plan& p) {
               {"settings", abh::to_json(p.settings)},
               {"schedule", abh::to_json(p.schedule)},
               {"tasks", tasks},
-              {"machine", machine}};
+              {"machine", machine},
+              {"placement_notes", p.placement_notes}};
 }
 
 Plan plan_from_json(const json& j, const std::string& where) {
@@ -140,6 +152,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
   const auto& ts = array_field(j, "tasks", where);
   for (size_t i = 0; i < ts.size(); ++i)
     p.tasks.push_back(task_from_json(ts[i], where + ".tasks[" + std::to_string(i) + "]"));
+  p.placement_notes = string_array(j, "placement_notes", where);
   const auto& ms = array_field(j, "machine", where);
   for (size_t i = 0; i < ms.size(); ++i)
     p.machine.push_back(

@@ -46,6 +46,9 @@ struct Plan {
   ScheduleOptions schedule;
   std::vector<Task> tasks;
   std::vector<Environment> machine;  // one per GPU used (index = Task::gpu), or the host for CPU
+  // Where the placement of arms fell back from its rule (Task::cpus), one line each; empty when
+  // it did not.
+  std::vector<std::string> placement_notes;
 
   const Variant& variant(const std::string& name) const;
   const Shape& shape(const std::string& id) const;
