@@ -128,7 +128,7 @@ void warm_up(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
   const ExitStatus st = run_process(worker_spec(run_dir, plan, worker, t, true));
   if (!st.ok())
     std::cerr << "warm-up of " << t.shape << "/" << t.arm << " failed (" << st.describe()
-              << "; log " << log_path(run_dir, t, "warmup.err").string()
+              << "; log " << log_path(run_dir, t, "warmup.out").string()
               << "); measuring without it\n";
   else if (!opt.quiet && !opt.tty)
     std::cerr << "warm-up " << t.shape << "/" << t.arm << " " << st.wall_s << " s (not recorded)\n";

@@ -141,6 +141,7 @@ std::string render_terminal(const Report& r, const RenderOptions& opt) {
   for (const auto& note : r.sol.notes)
     out += "speed-of-light not available: " + fmt::one_line(note) + "\n";
   for (const auto& note : fmt::clock_notes(r)) out += "clock: " + fmt::one_line(note) + "\n";
+  for (const auto& note : fmt::interval_notes(r)) out += "interval: " + note + "\n";
 
   bool failed_header = false;
   for (const auto& row : r.shapes) {
