@@ -46,12 +46,12 @@ std::string undecided_reason(const ShapeRow& row, double band) {
 
 bool separated_slower(const ShapeRow& row, double band) {
   ArmRange r = arm_range(row);
-  return r.valid && r.a_max / r.b_min < 1 - band;
+  return r.valid && r.b_min > r.a_max * (1 + band) * (r.a_max / r.a_min);
 }
 
 bool separated_faster(const ShapeRow& row, double band) {
   ArmRange r = arm_range(row);
-  return r.valid && r.a_min / r.b_max > 1 + band;
+  return r.valid && r.b_max * (1 + band) * (r.a_max / r.a_min) < r.a_min;
 }
 
 GateResult judge_gate(const Report& r) {
@@ -73,7 +73,8 @@ GateResult judge_gate(const Report& r) {
           ArmRange a = arm_range(row);
           g.regressions.push_back(
               {row.shape, to_string(row.verdict) + ", but every candidate arm is slower than " +
-                              "every baseline arm by more than the band (slowest baseline " +
+                              "every baseline arm by more than the band and the baseline's own " +
+                              "spread (baseline " + fmt::duration(a.a_min) + " .. " +
                               fmt::duration(a.a_max) + ", fastest candidate " +
                               fmt::duration(a.b_min) + ")"});
         } else if (!separated_faster(row, band)) {

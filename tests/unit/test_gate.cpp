@@ -60,8 +60,8 @@ TEST_CASE("gate: an unstable shape whose candidate is slower than every baseline
   REQUIRE(g.undecided.size() == 1);
   CHECK(g.undecided[0].reason.find("unstable") == 0);
   CHECK(g.regressions.empty());
-  // Within the band of the slowest baseline arm: not separated beyond the band.
-  g = judge_gate(report_of({row("u", Verdict::unstable, 100, 150.5, 150, {0.7, 0.9})}));
+  // Slower than both baseline arms, but by less than they differ from each other: undecided.
+  g = judge_gate(report_of({row("u", Verdict::unstable, 100, 200, 150, {0.6, 0.9})}));
   CHECK(g.regressions.empty());
   CHECK(g.undecided.size() == 1);
 }
@@ -82,10 +82,12 @@ TEST_CASE("gate: undecided shapes pass only when separated faster, failed shapes
   CHECK(g.regressions.empty());
 }
 
-TEST_CASE("gate: separation compares the extreme arms against the band") {
-  ShapeRow r = row("s", Verdict::unstable, 100, 103, 101, {0.9, 1.0});
-  CHECK(separated_slower(r, 0.01));   // 101 / 103 = 0.981 < 0.99
-  CHECK(!separated_slower(r, 0.02));  // not beyond a 2 % band
+TEST_CASE("gate: separation compares the extreme arms against the band and the baseline spread") {
+  // The baseline spread is 1 %: B must exceed 101 x 1.01 x 1.01 = 103.03 at a 1 % band.
+  ShapeRow r = row("s", Verdict::unstable, 100, 104, 101, {0.9, 1.0});
+  CHECK(separated_slower(r, 0.01));
+  CHECK(!separated_slower(r, 0.02));  // 101 x 1.02 x 1.01 = 104.05: not beyond a 2 % band
+  CHECK(!separated_slower(row("s", Verdict::unstable, 100, 103, 101, {0.9, 1.0}), 0.01));
   CHECK(!separated_faster(r, 0.01));
   r.arms[1].ok = false;  // a failed arm: nothing is separated
   CHECK(!separated_slower(r, 0.01));
