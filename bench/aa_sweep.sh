@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The noise-floor check of SPEC §4: an A/A sweep (the same revision on both sides) of the cuBLASLt
+# The noise-floor check: an A/A sweep (the same revision on both sides) of the cuBLASLt
 # plugin over the 16-shape reference grid, M in {1,8,32,128,512,1024,2048,4096} x (N,K) in
 # {(6656,19968),(19968,6656)}, for each precision given (default: bf16 fp8). Prints per-shape drift
 # (A2/A1) and A/A speedup, the geomean, and the sweep's wall time; then times a resume of the

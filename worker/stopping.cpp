@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
 
 #include "stats/statistics.hpp"
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh::worker {
 namespace {
@@ -68,12 +71,31 @@ class Fixed final : public StoppingRule {
   int n_;
 };
 
+using Factory = std::function<std::unique_ptr<StoppingRule>(const MeasureSettings&)>;
+
+// The stopping rules by name: a new rule is one entry here.
+const std::map<std::string, Factory>& registry() {
+  static const std::map<std::string, Factory> r = {
+      {"stdrel", [](const MeasureSettings& s) { return std::make_unique<StdRel>(s); }},
+      {"fixed", [](const MeasureSettings& s) { return std::make_unique<Fixed>(s.min_samples); }},
+  };
+  return r;
+}
+
 }  // namespace
 
+std::vector<std::string> stopping_rule_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, factory] : registry()) out.push_back(name);
+  return out;
+}
+
 std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s) {
-  if (s.stopping == "stdrel") return std::make_unique<StdRel>(s);
-  if (s.stopping == "fixed") return std::make_unique<Fixed>(s.min_samples);
-  throw UsageError("stopping rule '" + s.stopping + "' is unknown: use stdrel or fixed");
+  auto it = registry().find(s.stopping);
+  if (it == registry().end())
+    throw UsageError("stopping rule '" + s.stopping + "' is unknown: use one of " +
+                     join(stopping_rule_names(), ", "));
+  return it->second(s);
 }
 
 }  // namespace abh::worker

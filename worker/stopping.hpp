@@ -39,5 +39,6 @@ class StoppingRule {
 };
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s);
+std::vector<std::string> stopping_rule_names();  // sorted
 
 }  // namespace abh::worker

@@ -1,11 +1,15 @@
-// CPU GEMM plugin (C11a): the embedded default, so the whole A/B/A pipeline runs on a machine
-// without a GPU. Parameters: {"m","n","k"} (positive integers), optional "seed" (default 1) and
-// "dtype" (only "fp32"). Verification compares against an fp64 host reference on up to 64 rows
-// spread over the output; the error of each element is normalised by sum_p |a_ip * b_pj|, the
-// natural bound of fp32 accumulation error, and the tolerance is 1e-4 (fp32: k * 2^-24 stays
-// below it up to k = 1677; random-sign inputs stay orders of magnitude below in practice).
+// CPU GEMM plugin: the embedded default, so the whole A/B/A pipeline runs on a machine without a
+// GPU. Parameters: {"m","n","k"} (positive integers), optional "seed" (default 1) and "dtype"
+// (only "fp32"). It computes one GEMM: fp32, A [M, K] and B [K, N] row-major, which is layout
+// "NN" in docs/grids.md; a grid key asking for anything else ("precision", "layout", operand types
+// or scales) or a key it does not know is refused, never ignored. Verification compares against an
+// fp64 host reference on up to 64 rows spread over the output; the error of each element is
+// normalised by sum_p |a_ip * b_pj|, the natural bound of fp32 accumulation error, and the
+// tolerance is 1e-4 (fp32: k * 2^-24 stays below it up to k = 1677; random-sign inputs stay orders
+// of magnitude below in practice).
 #include <abharness/plugin_support.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -29,9 +33,39 @@ constexpr std::size_t kMaxDim = 1u << 16;
 
 using abh_plugin::say;
 
+// The grid vocabulary's descriptive keys (docs/grids.md) and the one value of each this plugin
+// runs; "" marks keys read below.
+const std::pair<const char*, const char*> kKeys[] = {
+    {"m", ""},          {"n", ""},           {"k", ""},
+    {"seed", ""},       {"dtype", ""},       {"precision", "fp32"},
+    {"layout", "NN"},   {"a_type", "fp32"},  {"b_type", "fp32"},
+    {"d_type", "fp32"}, {"a_scale", "none"}, {"b_scale", "none"}};
+
+// Empty when every key is known and every descriptive key names what this plugin runs.
+std::string refusal(const nlohmann::json& j) {
+  for (const auto& [key, value] : j.items()) {
+    const auto* it = std::find_if(std::begin(kKeys), std::end(kKeys),
+                                  [&](const auto& kv) { return key == kv.first; });
+    if (it == std::end(kKeys))
+      return "cpu-gemm: unknown param '" + key +
+             "' (it reads m, n, k, seed, dtype and checks precision, layout, a_type, b_type, "
+             "d_type, a_scale, b_scale): remove it from the grid";
+    if (*it->second && !(value.is_string() && value.get<std::string>() == it->second))
+      return "cpu-gemm: param '" + key + "' is " + value.dump() + ", but this plugin runs " + key +
+             " \"" + it->second +
+             "\" only: use the cublaslt plugin for bf16/fp8 and the TN/NT layouts";
+  }
+  return "";
+}
+
 int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
   try {
     auto j = nlohmann::json::parse(params_json);
+    if (!j.is_object()) throw std::runtime_error("params must be a JSON object");
+    if (std::string why = refusal(j); !why.empty()) {
+      say(err, err_len, why);
+      return ABH_ERR_UNSUPPORTED;
+    }
     auto dim = [&](const char* key) -> std::size_t {
       if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
           j[key].get<long long>() > static_cast<long long>(kMaxDim))

@@ -2,9 +2,10 @@
 // (a counter-based hash, so the host can recompute any element without copying matrices back) and
 // how the reference kernels are launched.
 //
-// Layout (the only one fp8 supports on sm_90, used for every precision): A is M x K row-major
-// (= K x M column-major, TRANSA = T), B is N x K row-major (TRANSB = N on its K x N column-major
-// view), D is M x N column-major bf16: D[i + j*M] = sum_k A[i*K + k] * B[j*K + k].
+// Storage: D is M x N column-major bf16, D[i + j*M] = sum_k A(i, k) * B(k, j). Each operand is
+// stored K-major (A as [M, K] row-major, B as [N, K] row-major: the TN layout, the only one fp8
+// has on sm_90) or, for bf16 only, outer-major (A as [K, M], B as [K, N] row-major); an
+// OperandStride says which (docs/grids.md, "The layout convention", names the four layouts).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -26,6 +27,17 @@ struct ScaleView {
   const float* p = nullptr;  // vec128 / blk128, device or host pointer
   long long ld = 0;          // vec128: padded outer size; blk128: padded K-block count
 };
+
+// Where element (outer, k) of an operand lives: offset = outer * outer_stride + k * k_stride.
+// K-major: {K, 1}; outer-major: {1, outer size}.
+struct OperandStride {
+  long long outer = 0;
+  long long k = 1;
+};
+
+__host__ __device__ inline long long offset_of(OperandStride s, long long outer, long long k) {
+  return outer * s.outer + k * s.k;
+}
 
 // The scale applied to element (outer, k) of an operand whose outer dimension is M (A) or N (B).
 // vec128 (1x128 blocks along K): index kb * ld + outer, outer-dimension-major as cuBLASLt wants it.
@@ -82,8 +94,14 @@ struct RefResult {
   double max_err = 0;  // over all elements; inf when D holds NaN/inf (e.g. an unwritten element)
 };
 // fp64 reference over the whole output, from the same device inputs cuBLASLt read.
-cudaError_t reference_check(const void* a, Elem ea, ScaleView sa, const void* b, Elem eb,
-                            ScaleView sb, const __nv_bfloat16* d, long long m, long long n,
-                            long long k, RefResult* out, cudaStream_t s);
+// One operand as the reference reads it: data, element type, scales and storage.
+struct OperandView {
+  const void* p = nullptr;
+  Elem e = Elem::bf16;
+  ScaleView scale;
+  OperandStride stride;
+};
+cudaError_t reference_check(const OperandView& a, const OperandView& b, const __nv_bfloat16* d,
+                            long long m, long long n, long long k, RefResult* out, cudaStream_t s);
 
 }  // namespace cublaslt_gemm

@@ -1,14 +1,17 @@
-// cuBLASLt GEMM plugin (C11b). D (M x N, bf16) = A (M x K) * B (N x K)^T in the TN layout that
-// every precision supports on sm_90 (see gemm_data.hpp).
+// cuBLASLt GEMM plugin. D (M x N, bf16, column-major) = A (M x K) * B (K x N), fp32 accumulation,
+// each operand stored as the grid's "layout" says (gemm_data.hpp; docs/grids.md).
 //
-// Parameters: {"m","n","k"} (1..65536), "precision" (default "bf16"), "seed" (default 1), and for
-// fp8 precisions "a_type"/"b_type" ("e4m3" default, or "e5m2" on one side for gradient GEMMs).
-//   bf16               bf16 x bf16, fp32 accumulation.
+// Parameters: {"m","n","k"} (1..65536), "precision" (default "bf16"), "seed" (default 1),
+// "layout" (default "TN"; "NN", "NT", "TT" for bf16 only), and for fp8 precisions
+// "a_type"/"b_type" ("e4m3" default, or "e5m2" on one side for gradient GEMMs). The descriptive
+// keys of model grids ("d_type", "a_scale", "b_scale", bf16's "a_type"/"b_type") must name what
+// the plugin runs; any other key is refused.
+//   bf16               bf16 x bf16.
 //   fp8                tensor-scaled fp8 (one fp32 scale per operand, device pointers).
 //   fp8_block_1x128    fp8 with one fp32 scale per 1x128 block along K on A and B (sm_90).
 //   fp8_block_128x128  fp8, A 1x128 (activations) and B 128x128 (weights), DeepSeek-V3 style
-//   (sm_90). mxfp8, nvfp4       Blackwell-only formats: refused on other GPUs, naming the GPU and
-//   the
+//                      (sm_90).
+//   mxfp8, nvfp4       Blackwell-only formats: refused on other GPUs, naming the GPU and the
 //                      alternatives; not implemented by this plugin version on Blackwell either.
 //
 // Tactics: the heuristic's candidates (up to 16, 32 MiB workspace). A tactic key is
@@ -109,6 +112,8 @@ std::size_t elem_bytes(Elem e) {
 }
 
 Elem parse_fp8(const nlohmann::json& j, const char* key) {
+  if (j.contains(key) && !j[key].is_string())
+    throw Failure(ABH_ERR_INVALID_PARAMS, std::string("param '") + key + "' must be a string");
   std::string t = j.value(key, std::string("e4m3"));
   if (t == "e4m3") return Elem::e4m3;
   if (t == "e5m2") return Elem::e5m2;
@@ -173,6 +178,9 @@ void make_tensor_scale(Scales& s, float value) {
 struct abh_problem {
   long long m = 0, n = 0, k = 0;
   std::string precision;
+  std::string layout;  // as the grid names it: "TN", "NN", "NT" or "TT"
+  bool a_k_major = true, b_k_major = true;
+  OperandStride sta, stb;  // where each operand's elements live (gemm_data.hpp)
   Elem ea = Elem::bf16, eb = Elem::bf16;
   std::uint64_t seed = 1;
   float spread = 1.f;
@@ -212,83 +220,172 @@ void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, const vo
         std::string("cublasLtMatmulDescSetAttribute(") + what + ")");
 }
 
-void build(abh_problem& p, const nlohmann::json& j) {
-  auto dim = [&](const char* key) {
-    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
-        j[key].get<long long>() > kMaxDim)
-      throw Failure(ABH_ERR_INVALID_PARAMS, std::string("param '") + key +
-                                                "' must be an integer in [1, " +
-                                                std::to_string(kMaxDim) + "]");
-    return j[key].get<long long>();
-  };
-  p.m = dim("m"), p.n = dim("n"), p.k = dim("k");
-  p.seed = j.value("seed", std::uint64_t(1));
-  p.precision = j.value("precision", std::string("bf16"));
+// ---- Phase 1: read the parameters. Every key of the grid vocabulary (docs/grids.md) is checked
+// against what this plugin runs; an unknown key or a value it would not honour is refused, never
+// ignored (a layout or scale silently substituted would label one GEMM's time with another's name).
 
-  int dev = 0;
-  cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
-  cudaDeviceProp prop{};
-  cuda_ok(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
-  const std::string gpu = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
-                          std::to_string(prop.minor) + ")";
-  const int cc = prop.major * 10 + prop.minor;
+const char* const kKnownKeys[] = {"m",      "n",      "k",      "precision", "seed",   "layout",
+                                  "a_type", "b_type", "d_type", "a_scale",   "b_scale"};
 
-  const std::string hopper_alternatives =
-      "use precision \"fp8\" (tensor-scaled E4M3), \"fp8_block_1x128\" or \"fp8_block_128x128\"";
-  if (p.precision == "mxfp8" || p.precision == "nvfp4") {
-    const char* what = p.precision == "mxfp8" ? "MXFP8 (E4M3 with a UE8M0 scale per 32 elements)"
-                                              : "NVFP4 (E2M1 with a UE4M3 scale per 16 elements)";
-    if (prop.major < 10)
-      throw Failure(ABH_ERR_UNSUPPORTED,
-                    std::string("precision \"") + p.precision + "\": " + what +
-                        " runs only on Blackwell GPUs (compute capability 10.0 or newer); this "
-                        "GPU is " +
-                        gpu + ". On this GPU " + hopper_alternatives + ", or \"bf16\"");
-    throw Failure(ABH_ERR_UNSUPPORTED,
-                  std::string("precision \"") + p.precision + "\" on " + gpu +
-                      ": not implemented by this plugin version (its block-scale layout has not "
-                      "been validated on a Blackwell GPU); use \"fp8\" or \"bf16\"");
+void check_keys(const nlohmann::json& j) {
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys))
+      throw Failure(ABH_ERR_INVALID_PARAMS,
+                    "unknown param '" + key +
+                        "': this plugin reads m, n, k, precision, seed, layout, a_type, b_type, "
+                        "d_type, a_scale, b_scale (docs/grids.md); remove it from the grid");
   }
-  bool fp8 = true;
-  if (p.precision == "bf16") {
-    fp8 = false;
-  } else if (p.precision != "fp8" && p.precision != "fp8_block_1x128" &&
-             p.precision != "fp8_block_128x128") {
+}
+
+long long read_dim(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
+      j[key].get<long long>() > kMaxDim)
+    throw Failure(ABH_ERR_INVALID_PARAMS, std::string("param '") + key +
+                                              "' must be an integer in [1, " +
+                                              std::to_string(kMaxDim) + "]");
+  return j[key].get<long long>();
+}
+
+// A key that only describes the GEMM (written by `abharness grid --model`) must describe the one
+// this plugin runs.
+void expect_value(const nlohmann::json& j, const char* key, const std::string& runs,
+                  const std::string& precision) {
+  if (!j.contains(key)) return;
+  if (!j[key].is_string() || j[key].get<std::string>() != runs)
+    throw Failure(ABH_ERR_UNSUPPORTED, std::string("param '") + key + "' is " + j[key].dump() +
+                                           ", but precision \"" + precision + "\" runs " + key +
+                                           " \"" + runs + "\" in this plugin");
+}
+
+// "layout" (docs/grids.md): letter 0 is operand B's storage ('T' = [N, K], 'N' = [K, N]),
+// letter 1 operand A's ('N' = [M, K], 'T' = [K, M]).
+void read_layout(abh_problem& p, const nlohmann::json& j, bool fp8) {
+  p.layout = "TN";
+  if (j.contains("layout")) {
+    const nlohmann::json& v = j["layout"];
+    if (!v.is_string() || v.get<std::string>().size() != 2 ||
+        std::string("TN").find(v.get<std::string>()[0]) == std::string::npos ||
+        std::string("NT").find(v.get<std::string>()[1]) == std::string::npos)
+      throw Failure(ABH_ERR_INVALID_PARAMS,
+                    "param 'layout' must be \"TN\", \"NN\", \"NT\" or \"TT\", got " + v.dump());
+    p.layout = v.get<std::string>();
+  }
+  if (fp8 && p.layout != "TN")
+    throw Failure(ABH_ERR_UNSUPPORTED,
+                  "layout \"" + p.layout + "\" with precision \"" + p.precision +
+                      "\": fp8 tensor cores on sm_90 read both operands K-major, so fp8 runs "
+                      "only \"TN\" (quantize the operands K-major, as docs/grids.md explains)");
+  p.a_k_major = p.layout[1] == 'N';
+  p.b_k_major = p.layout[0] == 'T';
+}
+
+// The scale modes each precision runs, as grid params name them.
+std::pair<std::string, std::string> scale_names(const std::string& precision) {
+  if (precision == "bf16") return {"none", "none"};
+  if (precision == "fp8") return {"scalar_32f", "scalar_32f"};
+  if (precision == "fp8_block_1x128") return {"vec128_32f", "vec128_32f"};
+  return {"vec128_32f", "blk128x128_32f"};
+}
+
+// Returns whether the precision is an fp8 one.
+bool read_params(abh_problem& p, const nlohmann::json& j) {
+  check_keys(j);
+  p.m = read_dim(j, "m"), p.n = read_dim(j, "n"), p.k = read_dim(j, "k");
+  if (j.contains("seed") && !j["seed"].is_number_unsigned())
+    throw Failure(ABH_ERR_INVALID_PARAMS, "param 'seed' must be a non-negative integer");
+  p.seed = j.value("seed", std::uint64_t(1));
+  if (j.contains("precision") && !j["precision"].is_string())
+    throw Failure(ABH_ERR_INVALID_PARAMS, "param 'precision' must be a string");
+  p.precision = j.value("precision", std::string("bf16"));
+  const bool fp8 = p.precision != "bf16";
+  if (fp8 && p.precision != "fp8" && p.precision != "fp8_block_1x128" &&
+      p.precision != "fp8_block_128x128" && p.precision != "mxfp8" && p.precision != "nvfp4")
     throw Failure(ABH_ERR_INVALID_PARAMS,
                   "param 'precision' must be one of bf16, fp8, fp8_block_1x128, "
                   "fp8_block_128x128, mxfp8, nvfp4; got \"" +
                       p.precision + "\"");
-  }
+  if (p.precision == "mxfp8" || p.precision == "nvfp4") return true;  // refused by the GPU check
+  read_layout(p, j, fp8);
   if (fp8) {
     p.ea = parse_fp8(j, "a_type");
     p.eb = parse_fp8(j, "b_type");
-    if (p.ea == Elem::e5m2 && p.eb == Elem::e5m2)
-      throw Failure(ABH_ERR_UNSUPPORTED,
-                    "fp8 E5M2 x E5M2 is not supported by cuBLASLt: use E4M3 x E4M3, or E4M3 x "
-                    "E5M2 for gradient GEMMs");
-    if (cc < 89)
-      throw Failure(ABH_ERR_UNSUPPORTED,
-                    "fp8 GEMMs need compute capability 8.9 or newer; this "
-                    "GPU is " +
-                        gpu + ": use precision \"bf16\"");
-    if (p.precision != "fp8" && prop.major != 9)
-      throw Failure(ABH_ERR_UNSUPPORTED, "precision \"" + p.precision +
-                                             "\" (fp32 block scales) is a Hopper (sm_90) "
-                                             "mode; this GPU is " +
-                                             gpu + ": use \"fp8\"" +
-                                             (prop.major >= 10 ? " or \"mxfp8\"" : ""));
-    if (p.precision != "fp8" && p.k % 128 != 0)
-      throw Failure(ABH_ERR_INVALID_PARAMS, "precision \"" + p.precision +
-                                                "\" needs k to be a multiple of 128, got " +
-                                                std::to_string(p.k));
-    if (p.k % 16 != 0)
-      throw Failure(
-          ABH_ERR_INVALID_PARAMS,
-          "fp8 needs k to be a multiple of 16 (16-byte aligned rows), got " + std::to_string(p.k));
-    p.spread = kFp8Spread;
+  } else {
+    expect_value(j, "a_type", "bf16", p.precision);
+    expect_value(j, "b_type", "bf16", p.precision);
   }
+  expect_value(j, "d_type", "bf16", p.precision);
+  const auto [a_scale, b_scale] = scale_names(p.precision);
+  expect_value(j, "a_scale", a_scale, p.precision);
+  expect_value(j, "b_scale", b_scale, p.precision);
+  return fp8;
+}
 
-  // Inputs, generated on the GPU from the seed; D poisoned with NaN.
+// ---- Phase 2: can this GPU and cuBLASLt run it?
+
+struct GpuInfo {
+  std::string name;  // "NVIDIA H200 (sm_90)"
+  int major = 0, cc = 0;
+};
+
+GpuInfo current_gpu() {
+  int dev = 0;
+  cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  cuda_ok(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
+  return {std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+              std::to_string(prop.minor) + ")",
+          prop.major, prop.major * 10 + prop.minor};
+}
+
+void refuse_blackwell_formats(const abh_problem& p, const GpuInfo& gpu) {
+  const char* what = p.precision == "mxfp8" ? "MXFP8 (E4M3 with a UE8M0 scale per 32 elements)"
+                                            : "NVFP4 (E2M1 with a UE4M3 scale per 16 elements)";
+  if (gpu.major < 10)
+    throw Failure(ABH_ERR_UNSUPPORTED,
+                  std::string("precision \"") + p.precision + "\": " + what +
+                      " runs only on Blackwell GPUs (compute capability 10.0 or newer); this "
+                      "GPU is " +
+                      gpu.name +
+                      ". On this GPU use precision \"fp8\" (tensor-scaled E4M3), "
+                      "\"fp8_block_1x128\" or \"fp8_block_128x128\", or \"bf16\"");
+  throw Failure(ABH_ERR_UNSUPPORTED,
+                std::string("precision \"") + p.precision + "\" on " + gpu.name +
+                    ": not implemented by this plugin version (its block-scale layout has not "
+                    "been validated on a Blackwell GPU); use \"fp8\" or \"bf16\"");
+}
+
+void check_fp8_support(const abh_problem& p, const GpuInfo& gpu) {
+  if (p.ea == Elem::e5m2 && p.eb == Elem::e5m2)
+    throw Failure(ABH_ERR_UNSUPPORTED,
+                  "fp8 E5M2 x E5M2 is not supported by cuBLASLt: use E4M3 x E4M3, or E4M3 x "
+                  "E5M2 for gradient GEMMs");
+  if (gpu.cc < 89)
+    throw Failure(ABH_ERR_UNSUPPORTED,
+                  "fp8 GEMMs need compute capability 8.9 or newer; this GPU is " + gpu.name +
+                      ": use precision \"bf16\"");
+  if (p.precision != "fp8" && gpu.major != 9)
+    throw Failure(ABH_ERR_UNSUPPORTED, "precision \"" + p.precision +
+                                           "\" (fp32 block scales) is a Hopper (sm_90) mode; this "
+                                           "GPU is " +
+                                           gpu.name + ": use \"fp8\"" +
+                                           (gpu.major >= 10 ? " or \"mxfp8\"" : ""));
+  if (p.precision != "fp8" && p.k % 128 != 0)
+    throw Failure(ABH_ERR_INVALID_PARAMS, "precision \"" + p.precision +
+                                              "\" needs k to be a multiple of 128, got " +
+                                              std::to_string(p.k));
+  if (p.k % 16 != 0)
+    throw Failure(
+        ABH_ERR_INVALID_PARAMS,
+        "fp8 needs k to be a multiple of 16 (16-byte aligned rows), got " + std::to_string(p.k));
+}
+
+// ---- Phase 3: inputs, generated on the GPU from the seed (by storage offset, so the host can
+// recompute any element); D poisoned with NaN.
+
+void make_inputs(abh_problem& p) {
+  p.sta = p.a_k_major ? OperandStride{p.k, 1} : OperandStride{1, p.m};
+  p.stb = p.b_k_major ? OperandStride{p.k, 1} : OperandStride{1, p.n};
   p.a = dev_alloc(std::size_t(p.m * p.k) * elem_bytes(p.ea), "A");
   p.b = dev_alloc(std::size_t(p.n * p.k) * elem_bytes(p.eb), "B");
   p.d = dev_alloc(std::size_t(p.m * p.n) * 2, "D");
@@ -307,7 +404,39 @@ void build(abh_problem& p, const nlohmann::json& j) {
     make_block_scales(p.sb, ScaleMode::blk128, p.n, p.k, p.seed, 4);
   }
   cuda_ok(cudaDeviceSynchronize(), "input generation");
+}
 
+// ---- Phase 4: the matmul description. cuBLASLt is column-major with D = op(A) op(B), m = M:
+// a K-major A ([M, K] row-major) is its K x M matrix transposed, an M-major A its M x K matrix
+// as is; a K-major B ([N, K]) is its K x N matrix as is, an N-major B its N x K matrix transposed.
+
+using LayoutPtr = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LayoutFree>;
+
+LayoutPtr matrix_layout(cudaDataType_t t, long long rows, long long cols) {
+  cublasLtMatrixLayout_t l = nullptr;
+  lt_ok(cublasLtMatrixLayoutCreate(&l, t, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols),
+                                   rows),
+        "cublasLtMatrixLayoutCreate");
+  return LayoutPtr(l);
+}
+
+void set_fp8_scales(abh_problem& p) {
+  cublasLtMatmulDesc_t desc = p.desc.get();
+  const void* pa = p.sa.dev.get();
+  const void* pb = p.sb.dev.get();
+  set_attr(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &pa, sizeof pa, "A_SCALE_POINTER");
+  set_attr(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &pb, sizeof pb, "B_SCALE_POINTER");
+  if (p.precision == "fp8") return;  // scalar scales are cuBLASLt's default mode
+  auto mode_of = [](ScaleMode m) -> int32_t {
+    return m == ScaleMode::vec128 ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
+                                  : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+  };
+  int32_t ma = mode_of(p.sa.mode), mb = mode_of(p.sb.mode);
+  set_attr(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &ma, sizeof ma, "A_SCALE_MODE");
+  set_attr(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mb, sizeof mb, "B_SCALE_MODE");
+}
+
+void describe_matmul(abh_problem& p, bool fp8) {
   cublasLtHandle_t h = nullptr;
   lt_ok(cublasLtCreate(&h), "cublasLtCreate");
   p.lt.reset(h);
@@ -315,36 +444,21 @@ void build(abh_problem& p, const nlohmann::json& j) {
   lt_ok(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
         "cublasLtMatmulDescCreate");
   p.desc.reset(desc);
-  const cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
-  set_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT, "TRANSA");
-  set_attr(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof opN, "TRANSB");
-  if (fp8) {
-    const void* pa = p.sa.dev.get();
-    const void* pb = p.sb.dev.get();
-    set_attr(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &pa, sizeof pa, "A_SCALE_POINTER");
-    set_attr(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &pb, sizeof pb, "B_SCALE_POINTER");
-    auto mode_of = [](ScaleMode m) -> int32_t {
-      return m == ScaleMode::vec128   ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
-             : m == ScaleMode::blk128 ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
-                                      : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
-    };
-    if (p.precision != "fp8") {
-      int32_t ma = mode_of(p.sa.mode), mb = mode_of(p.sb.mode);
-      set_attr(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &ma, sizeof ma, "A_SCALE_MODE");
-      set_attr(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mb, sizeof mb, "B_SCALE_MODE");
-    }
-  }
-  auto layout = [](cudaDataType_t t, long long rows, long long cols, long long ld) {
-    cublasLtMatrixLayout_t l = nullptr;
-    lt_ok(cublasLtMatrixLayoutCreate(&l, t, static_cast<uint64_t>(rows),
-                                     static_cast<uint64_t>(cols), ld),
-          "cublasLtMatrixLayoutCreate");
-    return std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LayoutFree>(l);
-  };
-  p.la = layout(cuda_type(p.ea), p.k, p.m, p.k);
-  p.lb = layout(cuda_type(p.eb), p.k, p.n, p.k);
-  p.ld = layout(CUDA_R_16BF, p.m, p.n, p.m);
+  const cublasOperation_t opa = p.a_k_major ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t opb = p.b_k_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+  set_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa, "TRANSA");
+  set_attr(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb, "TRANSB");
+  if (fp8) set_fp8_scales(p);
+  p.la = p.a_k_major ? matrix_layout(cuda_type(p.ea), p.k, p.m)
+                     : matrix_layout(cuda_type(p.ea), p.m, p.k);
+  p.lb = p.b_k_major ? matrix_layout(cuda_type(p.eb), p.k, p.n)
+                     : matrix_layout(cuda_type(p.eb), p.n, p.k);
+  p.ld = matrix_layout(CUDA_R_16BF, p.m, p.n);
+}
 
+// ---- Phase 5: the tactics, the heuristic's candidates for this problem.
+
+void find_candidates(abh_problem& p, const GpuInfo& gpu) {
   cublasLtMatmulPreference_t pref = nullptr;
   lt_ok(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
   p.pref.reset(pref);
@@ -355,14 +469,14 @@ void build(abh_problem& p, const nlohmann::json& j) {
   cublasLtMatmulHeuristicResult_t results[kMaxCandidates] = {};
   int returned = 0;
   cublasStatus_t st =
-      cublasLtMatmulAlgoGetHeuristic(h, desc, p.la.get(), p.lb.get(), p.ld.get(), p.ld.get(), pref,
-                                     kMaxCandidates, results, &returned);
+      cublasLtMatmulAlgoGetHeuristic(p.lt.get(), p.desc.get(), p.la.get(), p.lb.get(), p.ld.get(),
+                                     p.ld.get(), pref, kMaxCandidates, results, &returned);
   if (st != CUBLAS_STATUS_SUCCESS || returned == 0)
     throw Failure(
         ABH_ERR_UNSUPPORTED,
         "cuBLASLt " + std::to_string(cublasLtGetVersion()) + " has no algorithm for " +
-            p.precision + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
-            " k=" + std::to_string(p.k) + " on " + gpu + " (" +
+            p.precision + " " + p.layout + " m=" + std::to_string(p.m) +
+            " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " on " + gpu.name + " (" +
             (st != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(st) : "no candidate returned") +
             ")");
   for (int i = 0; i < returned; ++i)
@@ -370,6 +484,19 @@ void build(abh_problem& p, const nlohmann::json& j) {
   if (p.candidates.empty())
     throw Failure(ABH_ERR_UNSUPPORTED, "cuBLASLt returned no usable candidate for this problem");
   p.algo = p.candidates.front();
+}
+
+void build(abh_problem& p, const nlohmann::json& j) {
+  const bool fp8 = read_params(p, j);
+  const GpuInfo gpu = current_gpu();
+  if (p.precision == "mxfp8" || p.precision == "nvfp4") refuse_blackwell_formats(p, gpu);
+  if (fp8) {
+    check_fp8_support(p, gpu);
+    p.spread = kFp8Spread;
+  }
+  make_inputs(p);
+  describe_matmul(p, fp8);
+  find_candidates(p, gpu);
 }
 
 std::string to_hex(const cublasLtMatmulAlgo_t& a) {
@@ -416,8 +543,10 @@ double host_element(const abh_problem& p, long long i, long long j, double* l2) 
   const ScaleView sa = p.sa.view(false), sb = p.sb.view(false);
   double acc = 0, acc2 = 0;
   for (long long q = 0; q < p.k; ++q) {
-    double a = quantized(p.ea, unit_value(p.seed, 1, std::uint64_t(i * p.k + q)) * p.spread);
-    double b = quantized(p.eb, unit_value(p.seed, 2, std::uint64_t(j * p.k + q)) * p.spread);
+    const auto ia = std::uint64_t(offset_of(p.sta, i, q)),
+               ib = std::uint64_t(offset_of(p.stb, j, q));
+    double a = quantized(p.ea, unit_value(p.seed, 1, ia) * p.spread);
+    double b = quantized(p.eb, unit_value(p.seed, 2, ib) * p.spread);
     if (sa.mode != ScaleMode::none) a *= scale_at(sa, i, q);
     if (sb.mode != ScaleMode::none) b *= scale_at(sb, j, q);
     acc += a * b;
@@ -430,9 +559,10 @@ double host_element(const abh_problem& p, long long i, long long j, double* l2) 
 int verify(abh_problem* p, abh_verify_result* r, char* err, size_t len) {
   return guarded(err, len, [&] {
     RefResult ref;
-    cuda_ok(reference_check(p->a.get(), p->ea, p->sa.view(true), p->b.get(), p->eb,
-                            p->sb.view(true), static_cast<const __nv_bfloat16*>(p->d.get()), p->m,
-                            p->n, p->k, &ref, nullptr),
+    const OperandView a{p->a.get(), p->ea, p->sa.view(true), p->sta};
+    const OperandView b{p->b.get(), p->eb, p->sb.view(true), p->stb};
+    cuda_ok(reference_check(a, b, static_cast<const __nv_bfloat16*>(p->d.get()), p->m, p->n, p->k,
+                            &ref, nullptr),
             "fp64 reference kernel");
     double worst = ref.max_err;
     // Host spot checks: corners, centre and seeded random elements.

@@ -55,9 +55,8 @@ __global__ void nan_kernel(__nv_bfloat16* dst, long long count) {
 }
 
 __global__ void __launch_bounds__(kThreads)
-    reference_kernel(const void* a, Elem ea, ScaleView sa, const void* b, Elem eb, ScaleView sb,
-                     const __nv_bfloat16* d, long long m, long long n, long long k,
-                     unsigned long long* max_err_bits) {
+    reference_kernel(OperandView a, OperandView b, const __nv_bfloat16* d, long long m, long long n,
+                     long long k, unsigned long long* max_err_bits) {
   __shared__ double As[kTk][kTile];
   __shared__ double Bs[kTk][kTile];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -65,11 +64,15 @@ __global__ void __launch_bounds__(kThreads)
   double acc[4][4] = {}, acc2[4][4] = {};
   for (long long k0 = 0; k0 < k; k0 += kTk) {
     for (int t = threadIdx.x; t < kTk * kTile; t += kThreads) {
-      const int r = t / kTk, kk = t % kTk;  // consecutive threads walk K: coalesced rows
+      const int r = t / kTk, kk = t % kTk;  // consecutive threads walk K: coalesced for K-major
       const long long kg = k0 + kk;
       const long long i = i0 + r, j = j0 + r;
-      As[kk][r] = (i < m && kg < k) ? double(load(a, ea, i * k + kg)) * scale_at(sa, i, kg) : 0.0;
-      Bs[kk][r] = (j < n && kg < k) ? double(load(b, eb, j * k + kg)) * scale_at(sb, j, kg) : 0.0;
+      As[kk][r] = (i < m && kg < k) ? double(load(a.p, a.e, offset_of(a.stride, i, kg))) *
+                                          scale_at(a.scale, i, kg)
+                                    : 0.0;
+      Bs[kk][r] = (j < n && kg < k) ? double(load(b.p, b.e, offset_of(b.stride, j, kg))) *
+                                          scale_at(b.scale, j, kg)
+                                    : 0.0;
     }
     __syncthreads();
 #pragma unroll
@@ -138,9 +141,8 @@ cudaError_t fill_nan(__nv_bfloat16* dst, long long count, cudaStream_t s) {
   return cudaGetLastError();
 }
 
-cudaError_t reference_check(const void* a, Elem ea, ScaleView sa, const void* b, Elem eb,
-                            ScaleView sb, const __nv_bfloat16* d, long long m, long long n,
-                            long long k, RefResult* out, cudaStream_t s) {
+cudaError_t reference_check(const OperandView& a, const OperandView& b, const __nv_bfloat16* d,
+                            long long m, long long n, long long k, RefResult* out, cudaStream_t s) {
   struct Acc {
     unsigned long long max_bits;
   };
@@ -152,7 +154,7 @@ cudaError_t reference_check(const void* a, Elem ea, ScaleView sa, const void* b,
   if (e == cudaSuccess) {
     dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile),
               static_cast<unsigned>((m + kTile - 1) / kTile));
-    reference_kernel<<<grid, kThreads, 0, s>>>(a, ea, sa, b, eb, sb, d, m, n, k, &acc->max_bits);
+    reference_kernel<<<grid, kThreads, 0, s>>>(a, b, d, m, n, k, &acc->max_bits);
     e = cudaGetLastError();
   }
   if (e == cudaSuccess) e = cudaMemcpyAsync(&host, acc, sizeof(Acc), cudaMemcpyDeviceToHost, s);

@@ -15,6 +15,26 @@ run_ok() {  # NAME PARAMS
 run_ok bf16 '{"m":1024,"n":1024,"k":1024,"precision":"bf16"}'
 run_ok bf16_m1 '{"m":1,"n":6656,"k":19968,"precision":"bf16"}'
 run_ok bf16_odd '{"m":100,"n":300,"k":200,"precision":"bf16"}'
+# Every bf16 layout (docs/grids.md: letter 0 stores B, letter 1 stores A) verifies against the fp64
+# reference, which reads each operand where that layout stores it; odd sizes catch a wrong stride.
+for L in NN NT TT; do
+  run_ok "bf16_$L" "{\"m\":1024,\"n\":512,\"k\":768,\"precision\":\"bf16\",\"layout\":\"$L\"}"
+  run_ok "bf16_${L}_odd" "{\"m\":100,\"n\":300,\"k\":200,\"precision\":\"bf16\",\"layout\":\"$L\"}"
+done
+# A model grid's bf16 dgrad shape as `abharness grid --model` writes it runs as it says.
+run_ok bf16_model_dgrad '{"m":8192,"n":4096,"k":1024,"precision":"bf16","layout":"NN","a_type":"bf16","b_type":"bf16","d_type":"bf16","a_scale":"none","b_scale":"none"}'
+# What the plugin does not run is refused by name, never substituted.
+refused() {  # NAME RC TEXT PARAMS
+  arm "$1" libabh_cublaslt_gemm.so "$4" $fast
+  expect_rc "$1" "$2"
+  grep -qF "$3" "$TMP/$1/err.txt" || fail "$1: message lacks '$3': $(cat "$TMP/$1/err.txt")"
+  echo "$1 refused: $(cat "$TMP/$1/err.txt")"
+}
+refused fp8_nn 5 'layout "NN" with precision "fp8"' '{"m":256,"n":256,"k":256,"precision":"fp8","layout":"NN"}'
+refused bad_layout 3 "param 'layout' must be" '{"m":256,"n":256,"k":256,"layout":"XY"}'
+refused unknown_key 3 "unknown param 'transpose'" '{"m":256,"n":256,"k":256,"transpose":true}'
+refused d_type 5 "param 'd_type' is" '{"m":256,"n":256,"k":256,"d_type":"fp32"}'
+refused scale 5 "param 'b_scale' is" '{"m":256,"n":256,"k":256,"precision":"fp8","b_scale":"blk128x128_32f"}'
 if ((cc >= 9)); then
   run_ok fp8 '{"m":2048,"n":2048,"k":2048,"precision":"fp8"}'
   run_ok fp8_e5m2 '{"m":2048,"n":2048,"k":2048,"precision":"fp8","b_type":"e5m2"}'
