@@ -57,9 +57,11 @@ expect_rc 3 "$ABH" verify "$T/c"
 grep -q "results/$S1/B.json: placement (field 'placement.seen')" "$T/last.err" || fail "moved arm not refused: $(cat "$T/last.err")"
 pass "arms pinned where the plan says; an arm seen elsewhere is refused"
 
-# --- Warm-up: the lane's first arm ran once before anything was measured, and left no result. ---
+# --- Warm-up: the lane's first arm of each variant ran once before anything was measured, and
+# left no result. ---
 [ -s "$P/logs/$S1/A1.warmup.out" ] || fail "no warm-up log for the first arm"
 grep -q "no result written" "$P/logs/$S1/A1.warmup.out" || fail "warm-up did not finish: $(cat "$P/logs/$S1/A1.warmup.out")"
+grep -q "no result written" "$P/logs/$S1/B.warmup.out" || fail "the candidate was not warmed up"
 [ "$(ls "$P/results/$S1" | wc -l)" = 3 ] || fail "the warm-up left a result: $(ls "$P/results/$S1")"
 pass "warm-up before the first arm, unrecorded"
 
