@@ -30,12 +30,14 @@ struct GateResult {
 // shapes whose every candidate arm is faster than every baseline arm by more than the band, pass.
 GateResult judge_gate(const Report& r);
 
-// Every candidate arm slower than every baseline arm by more than the band and the spread of the
+// At least two candidate arms, every one slower than every baseline arm by more than the band and
+// the spread of the
 // baseline arms themselves: fastest candidate median > slowest baseline median x (1 + band) x
 // (slowest / fastest baseline median). The baseline's own spread is how far whole arms of one
 // variant differ on this machine now; a gap beyond it is not one more such difference. Without
 // that margin, CPU A/A runs under two busy loops exited 5 in 5 of 10 runs (one B arm slower than
-// both A arms by 1-4 %; docs/measurements.md).
+// both A arms by 1-4 %; docs/measurements.md). With a single candidate arm (ABA) nothing tells
+// a regression from one slow arm, so the shape stays undecided (exit 6, not 0).
 bool separated_slower(const ShapeRow& row, double band);
 // The mirror image: slowest candidate median x (1 + band) x baseline spread < fastest baseline.
 bool separated_faster(const ShapeRow& row, double band);

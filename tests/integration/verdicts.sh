@@ -66,12 +66,19 @@ grep -q "no result written" "$P/logs/$S1/B.warmup.out" || fail "the candidate wa
 pass "warm-up before the first arm, unrecorded"
 
 # --- The gate fails closed. ---
-# An unstable shape whose candidate is slower than every baseline arm is a regression (exit 5).
+# An unstable shape whose candidate arms are all slower than every baseline arm is a regression
+# (exit 5). It takes two candidate arms (ABBA): one alone is undecided (exit 6), never passed.
+expect_rc 0 "$ABH" run "${run_args[@]}" --run-id abba --schedule abba
+fresh abba
+craft "$T/c" $S1 A1=100 B1=400 B2=400 A2=150
+craft "$T/c" $S2 A1=100 B1=100 B2=100 A2=100
+expect_rc 5 "$ABH" report "$T/c" --quiet --fail-on-regression
+grep -q "$S1: unstable, but every candidate arm is slower than every baseline arm by more than the band and the baseline's own spread" "$T/last.err" || fail "regression reason: $(cat "$T/last.err")"
 fresh plain
 craft "$T/c" $S1 A1=100 B=400 A2=150
 craft "$T/c" $S2 A1=100 B=100 A2=100
-expect_rc 5 "$ABH" report "$T/c" --quiet --fail-on-regression
-grep -q "$S1: unstable, but every candidate arm is slower than every baseline arm by more than the band and the baseline's own spread" "$T/last.err" || fail "regression reason: $(cat "$T/last.err")"
+expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression
+grep -q "$S1: unstable: the baseline drifted" "$T/last.err" || fail "single-arm reason: $(cat "$T/last.err")"
 # An unstable shape that overlaps its baseline is undecided: exit 6, unless opted out.
 craft "$T/c" $S1 A1=100 B=120 A2=150
 expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression

@@ -17,12 +17,13 @@ ArmStats arm(const char* name, const char* variant, double median_ns) {
   return a;
 }
 
-// An A1, B, A2 row with the given medians, verdict and interval.
+// An A1, B1, B2, A2 row (both B arms at `b`) with the given medians, verdict and interval.
 ShapeRow row(const char* id, Verdict v, double a1, double b, double a2, Interval ci) {
   ShapeRow r;
   r.shape = id;
   r.verdict = v;
-  r.arms = {arm("A1", "baseline", a1), arm("B", "candidate", b), arm("A2", "baseline", a2)};
+  r.arms = {arm("A1", "baseline", a1), arm("B1", "candidate", b), arm("B2", "candidate", b),
+            arm("A2", "baseline", a2)};
   r.speedup = (a1 + a2) / 2 / b;
   r.ci = ci;
   r.drift = a2 / a1;
@@ -55,6 +56,12 @@ TEST_CASE("gate: an unstable shape whose candidate is slower than every baseline
   REQUIRE(g.regressions.size() == 1);
   CHECK(g.regressions[0].reason.find("every candidate arm is slower") != std::string::npos);
   CHECK(g.undecided.empty());
+  // A single candidate arm (ABA) cannot be told from one slow arm: undecided, not passed.
+  ShapeRow aba = row("u", Verdict::unstable, 100, 400, 150, {0.2, 0.5});
+  aba.arms.erase(aba.arms.begin() + 2);
+  g = judge_gate(report_of({aba}));
+  CHECK(g.regressions.empty());
+  CHECK(g.undecided.size() == 1);
   // Overlapping arms: B between A1 and A2 is undecided, not passed.
   g = judge_gate(report_of({row("u", Verdict::unstable, 100, 120, 150, {0.9, 1.2})}));
   REQUIRE(g.undecided.size() == 1);
@@ -89,6 +96,6 @@ TEST_CASE("gate: separation compares the extreme arms against the band and the b
   CHECK(!separated_slower(r, 0.02));  // 101 x 1.02 x 1.01 = 104.05: not beyond a 2 % band
   CHECK(!separated_slower(row("s", Verdict::unstable, 100, 103, 101, {0.9, 1.0}), 0.01));
   CHECK(!separated_faster(r, 0.01));
-  r.arms[1].ok = false;  // a failed arm: nothing is separated
+  r.arms[2].ok = false;  // a failed arm: nothing is separated
   CHECK(!separated_slower(r, 0.01));
 }
