@@ -236,7 +236,10 @@ void keep_required_blocks(const fs::path& run_dir, const Plan& plan, Validation&
   const AdaptiveBlocks blocks = adaptive_blocks(plan, v.outcomes);
   std::vector<ArmOutcome> kept;
   for (auto& o : v.outcomes) {
-    if (in_effect(o.task, blocks)) {
+    // While an earlier arm has no valid result the rule cannot decide these blocks yet (the sweep
+    // is incomplete): a result of one is kept, not judged.
+    const bool undecidable = blocks.waiting_at >= 0 && o.task.round >= blocks.waiting_at;
+    if (in_effect(o.task, blocks) || (undecidable && o.result)) {
       kept.push_back(std::move(o));
     } else if (o.result) {
       v.problems.push_back(
