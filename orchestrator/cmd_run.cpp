@@ -41,8 +41,10 @@ int start_run(RunFlags f) {
   const fs::path worker = worker_binary();
   Plan plan = make_plan(f.plan, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
   SweepSummary s = run_sweep(run_dir, plan, worker, {}, sweep_options(f.report));
-  if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
-  else run_adaptive_blocks(run_dir, plan, worker, sweep_options(f.report));
+  if (s.failed)
+    std::cerr << s.failed << " arm(s) failed\n";
+  else
+    run_adaptive_blocks(run_dir, plan, worker, sweep_options(f.report));
   return conclude(run_dir, plan, validate_run(run_dir, plan), f.report);
 }
 

@@ -3,9 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "system/error.hpp"
 #include "exit_codes.hpp"
 #include "run_command.hpp"
+#include "system/error.hpp"
 #if __has_include("commands.hpp")
 #include "commands.hpp"
 #define ABH_HAVE_GRID_COMMANDS 1

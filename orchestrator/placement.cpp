@@ -34,8 +34,7 @@ std::vector<int> local_cpus(const GpuInfo& gpu, const std::vector<int>& allowed,
 }  // namespace
 
 std::vector<LanePlacement> place_lanes(const std::vector<Environment>& machine,
-                                       const std::vector<int>& allowed,
-                                       const std::string& sysfs) {
+                                       const std::vector<int>& allowed, const std::string& sysfs) {
   if (allowed.empty()) throw Error("no CPU is allowed for the arms");
   std::vector<LanePlacement> lanes(machine.size());
   std::vector<std::vector<int>> local(machine.size());

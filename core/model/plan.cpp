@@ -55,12 +55,8 @@ Variant variant_from_json(const json& j, const std::string& where) {
 }
 
 json to_json(const Task& t) {
-  return json{{"shape", t.shape},
-              {"arm", t.arm},
-              {"variant", t.variant},
-              {"round", t.round},
-              {"gpu", t.gpu},
-              {"conditional", t.conditional},
+  return json{{"shape", t.shape}, {"arm", t.arm}, {"variant", t.variant},
+              {"round", t.round}, {"gpu", t.gpu}, {"conditional", t.conditional},
               {"cpus", t.cpus}};
 }
 

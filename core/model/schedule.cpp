@@ -100,7 +100,8 @@ std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const Schedule
     // whole arms differ and no interval can be trusted.
     int planned_a = 0, planned_b = 0;
     for (const auto& t : tasks)
-      if (t.shape == shapes[s].id && !t.conditional) ++(t.variant == "baseline" ? planned_a : planned_b);
+      if (t.shape == shapes[s].id && !t.conditional)
+        ++(t.variant == "baseline" ? planned_a : planned_b);
     if (planned_a < 2 && planned_b < 2)
       throw UsageError("--schedule " + opt.name + " with --rounds " + std::to_string(opt.rounds) +
                        " gives each shape one baseline and one candidate arm: the variation "

@@ -13,7 +13,7 @@ std::optional<std::string> parse_error_line(std::string_view line) {
 
 std::vector<std::string> run_args(const std::filesystem::path& run_dir, const std::string& shape,
                                   const std::string& arm, bool warmup) {
-  std::vector<std::string> args = {kRun, kRunDirFlag, run_dir.string(), kShapeFlag, shape,
+  std::vector<std::string> args = {kRun,     kRunDirFlag, run_dir.string(), kShapeFlag, shape,
                                    kArmFlag, arm};
   if (warmup) args.push_back(kWarmupFlag);
   return args;

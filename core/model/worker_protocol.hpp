@@ -27,8 +27,8 @@ inline constexpr const char* kShapeFlag = "--shape";     // run: a shape id of t
 inline constexpr const char* kArmFlag = "--arm";         // run: an arm name of the plan
 // run: measure as usual but write no result: the unrecorded warm-up before a lane's first arm.
 inline constexpr const char* kWarmupFlag = "--warmup";
-inline constexpr const char* kGpuFlag = "--gpu";         // probe, telemetry: GPU index or UUID
-inline constexpr const char* kPluginFlag = "--plugin";   // describe: the plugin's shared object
+inline constexpr const char* kGpuFlag = "--gpu";        // probe, telemetry: GPU index or UUID
+inline constexpr const char* kPluginFlag = "--plugin";  // describe: the plugin's shared object
 
 // Environment. The orchestrator sets the first two on every `run`; the last is a test hook.
 // Its pid: the worker asks the kernel to kill it when that process dies, and exits at once when

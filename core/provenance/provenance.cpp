@@ -71,8 +71,8 @@ void diff_json(const json& expected, const json& found, const std::string& path,
 void check_placement(const Task& task, const std::string& file, const Placement& p,
                      std::vector<ProvenanceProblem>& out) {
   if (p.cpus != task.cpus)
-    out.push_back({"placement", file, "placement.cpus", format_cpu_list(task.cpus) + " (the plan's)",
-                   format_cpu_list(p.cpus)});
+    out.push_back({"placement", file, "placement.cpus",
+                   format_cpu_list(task.cpus) + " (the plan's)", format_cpu_list(p.cpus)});
   const std::vector<int> host = {task.cpus.empty() ? -1 : task.cpus.front()};
   if (p.affinity != host)
     out.push_back({"placement", file, "placement.affinity", format_cpu_list(host),
@@ -243,7 +243,8 @@ void keep_required_blocks(const fs::path& run_dir, const Plan& plan, Validation&
       kept.push_back(std::move(o));
     } else if (o.result) {
       v.problems.push_back(
-          {"unrequired-block", result_path(run_dir, o.task).lexically_relative(run_dir).generic_string(),
+          {"unrequired-block",
+           result_path(run_dir, o.task).lexically_relative(run_dir).generic_string(),
            "invocation.round",
            "no result: the adaptive rule did not call for block " + std::to_string(o.task.round) +
                " of " + o.task.shape,

@@ -67,9 +67,9 @@ GateResult judge_gate(const Report& r) {
         g.failed.push_back({row.shape, "failed: " + row.failure});
         break;
       case Verdict::slower:
-        g.regressions.push_back({row.shape, "slower: " + interval_text(row) +
-                                                " lies below 1 - band = " +
-                                                fmt::fixed(1 - band, 3)});
+        g.regressions.push_back(
+            {row.shape, "slower: " + interval_text(row) +
+                            " lies below 1 - band = " + fmt::fixed(1 - band, 3)});
         break;
       case Verdict::unstable:
       case Verdict::ambiguous:

@@ -266,7 +266,8 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
     std::optional<ShapeSamples> samples;
     r.shapes.push_back(shape_arms(plan, plan.shapes[i], by_arm, opt, samples));
     if (samples)
-      stage_one[i] = bootstrap_arms(samples->a, samples->b, opt, stream_seed(opt.seed, plan.shapes[i].id));
+      stage_one[i] =
+          bootstrap_arms(samples->a, samples->b, opt, stream_seed(opt.seed, plan.shapes[i].id));
   }
   // Estimates live beside the rows (they carry the bootstrap replicates the aggregate needs).
   std::vector<std::optional<RatioEstimate>> estimates(plan.shapes.size());

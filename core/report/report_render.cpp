@@ -194,7 +194,8 @@ std::vector<std::string> interval_notes(const Report& r) {
   if (shapes.empty()) return {};
   return {std::to_string(shapes.size()) + " undecided shape(s) (" + shapes.front() +
           (shapes.size() > 1 ? ", ..." : "") + ") know how much whole arms differ from at most " +
-          fixed(df, 0) + " degree(s) of freedom, which widens their intervals; more blocks narrow "
+          fixed(df, 0) +
+          " degree(s) of freedom, which widens their intervals; more blocks narrow "
           "them: --rounds N, or --until-decided N for the undecided shapes only "
           "(docs/statistics.md#variation-between-arms)"};
 }

@@ -337,8 +337,8 @@ double clamp_log(double x) {
 }  // namespace
 
 ArmBootstrap bootstrap_arms(const std::vector<std::vector<double>>& a_arms,
-                            const std::vector<std::vector<double>>& b_arms,
-                            const StatsOptions& opt, std::uint64_t stream) {
+                            const std::vector<std::vector<double>>& b_arms, const StatsOptions& opt,
+                            std::uint64_t stream) {
   validate(opt);
   const VariantArms a = variant_arms(a_arms, "baseline (A)");
   const VariantArms b = variant_arms(b_arms, "candidate (B)");

@@ -200,8 +200,8 @@ struct ArmBootstrap {
 // resampled_median) and recomputes each arm's median; the spread of an arm's replicate medians is
 // its sampling variance. Throws when an arm list or an arm is empty or a median is not positive.
 ArmBootstrap bootstrap_arms(const std::vector<std::vector<double>>& a_arms,
-                            const std::vector<std::vector<double>>& b_arms,
-                            const StatsOptions& opt, std::uint64_t stream);
+                            const std::vector<std::vector<double>>& b_arms, const StatsOptions& opt,
+                            std::uint64_t stream);
 
 // Speedup of one shape and its bootstrap distribution.
 struct RatioEstimate {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <map>
 
-#include "system/error.hpp"
 #include "stats/statistics.hpp"
+#include "system/error.hpp"
 
 using namespace abh;
 
@@ -348,8 +348,8 @@ namespace {
 // A shape whose arms each carry their own offset: arm i of a variant has population median
 // `median * exp(between * Z_i)` and `n` samples of `within` lognormal noise around it; `k` arms
 // per variant (ABA-like for k_a = 2, k_b = 1).
-Aba arms_with_offsets(Rng& rng, int k_a, int k_b, double a_median, double b_median,
-                      double between, double within, std::size_t n = 30) {
+Aba arms_with_offsets(Rng& rng, int k_a, int k_b, double a_median, double b_median, double between,
+                      double within, std::size_t n = 30) {
   Aba s;
   for (int i = 0; i < k_a; ++i)
     s.a.push_back(lognormal(rng, n, a_median * std::exp(between * rng.normal()), within));
@@ -378,7 +378,8 @@ std::vector<RatioEstimate> grid_estimates(std::uint64_t seed, int shapes, int k_
     std::vector<ArmVariation> others;
     for (int o = 0; o < shapes; ++o)
       if (o != s) others.push_back(one[static_cast<std::size_t>(o)].own);
-    out.push_back(bootstrap_ratio(one[static_cast<std::size_t>(s)], pooled_arm_variation(others), opt));
+    out.push_back(
+        bootstrap_ratio(one[static_cast<std::size_t>(s)], pooled_arm_variation(others), opt));
   }
   return out;
 }
