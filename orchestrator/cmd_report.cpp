@@ -22,7 +22,10 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
 void add_report_flags(CLI::App& c, ReportFlags& f) {
   add_stats_flags(c, f.stats);
   c.add_flag("--fail-on-regression", f.fail_on_regression,
-             "exit 5 when a shape is slower beyond the noise band");
+             "exit 5 when a shape regressed beyond the noise band, 6 when a shape is undecided "
+             "(docs/exit-codes.md)");
+  c.add_flag("--allow-undecided", f.allow_undecided,
+             "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
   c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
   c.add_option("--color", f.color, "colour the table: auto (on a terminal, unless NO_COLOR is set)")
       ->capture_default_str()

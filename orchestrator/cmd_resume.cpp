@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "adaptive_sweep.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
 #include "paths.hpp"
@@ -44,10 +45,12 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
     print_problems(before);
     return exit_code::kProvenance;
   }
-  auto done = valid_results(before);
-  std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << plan.tasks.size()
+  auto done = valid_results(run_dir, before);
+  std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << before.outcomes.size()
             << " arms already valid\n";
-  run_sweep(run_dir, plan, worker, done, sweep_options(flags));
+  const SweepSummary s = run_sweep(run_dir, plan, worker, done, sweep_options(flags));
+  // An interrupted extension continues; a block still waiting on a failed arm does not.
+  if (s.failed == 0) run_adaptive_blocks(run_dir, plan, worker, sweep_options(flags));
   return conclude(run_dir, plan, validate_run(run_dir, plan, &before), flags);
 }
 

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "adaptive_sweep.hpp"
 #include "conclude.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
@@ -41,7 +42,10 @@ int start_run(RunFlags f) {
   const fs::path worker = worker_binary();
   Plan plan = make_plan(f.plan, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
   SweepSummary s = run_sweep(run_dir, plan, worker, {}, sweep_options(f.report));
-  if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
+  if (s.failed)
+    std::cerr << s.failed << " arm(s) failed\n";
+  else
+    run_adaptive_blocks(run_dir, plan, worker, sweep_options(f.report));
   return conclude(run_dir, plan, validate_run(run_dir, plan), f.report);
 }
 
@@ -89,9 +93,16 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
       ->capture_default_str();
   c.add_option("--python", p.python,
                "interpreter of Python plugins (default: the manifest's, else python3 on PATH)");
+  c.add_option("--cpus", p.cpus,
+               "CPUs the arms may use, e.g. 2-7 (default: all this process may use); the plan "
+               "pins each arm to one of them (docs/method.md)");
   c.add_option("--schedule", p.schedule.name, "aba | abba | random")->capture_default_str();
   c.add_option("--rounds", p.schedule.rounds, "blocks per shape")->capture_default_str();
   c.add_option("--schedule-seed", p.schedule.seed, "seed of the random block order")
+      ->capture_default_str();
+  c.add_option("--until-decided", p.schedule.until_decided,
+               "up to this many more blocks for each shape still unstable or ambiguous after "
+               "the planned ones (docs/statistics.md)")
       ->capture_default_str();
 }
 
@@ -121,7 +132,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   abharness run --baseline main --candidate my-branch --grid shapes.json
   abharness run --baseline HEAD --candidate WORKTREE --grid shapes.json --target cuda --gpus 0,1
   abharness run --baseline v1.2 --candidate HEAD --grid g.json --schedule abba --rounds 2 --fail-on-regression
-Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 regression.)");
+Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 regression,
+6 undecided (with --fail-on-regression; docs/exit-codes.md).)");
   c->callback([f, &exit_code] {
     f->plan.argv = invocation_argv();
     if (!f->resume_dir.empty()) {
@@ -129,6 +141,8 @@ Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 
       return;
     }
     if (f->plan.grid.empty()) throw UsageError("--grid is required: give a shapes file");
+    // The adaptive rule judges with this run's statistics options, recorded in the plan.
+    f->plan.schedule.decision = f->report.stats;
     exit_code = start_run(*f);
   });
 }

@@ -26,7 +26,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     }
     int valid = 0;
     for (const auto& o : v.outcomes) valid += o.result ? 1 : 0;
-    std::cout << "verified " << valid << " of " << plan.tasks.size() << " planned results of run "
+    std::cout << "verified " << valid << " of " << v.outcomes.size() << " planned results of run "
               << plan.run_id << "\nresult-set digest: " << v.result_set_digest << "\n";
     exit_code = v.complete() ? exit_code::kSuccess : exit_code::kIncomplete;
   });

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "exit_codes.hpp"
+#include "report/gate.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_render.hpp"
 #include "stats/roofline.hpp"
@@ -27,6 +28,51 @@ void print_problems(const Validation& v) {
   std::cerr << "abharness: provenance validation FAILED (" << v.problems.size()
             << " problem(s)); no report is produced from this run:\n";
   for (const auto& p : v.problems) std::cerr << "  " << p.describe() << "\n";
+}
+
+namespace {
+
+void print_shapes(const std::vector<GateShape>& shapes) {
+  for (const auto& s : shapes) std::cerr << "  " << s.shape << ": " << s.reason << "\n";
+}
+
+}  // namespace
+
+int gate_exit_code(const Report& report, const Validation& v, const fs::path& run_dir,
+                   const ReportFlags& flags) {
+  const GateResult g = judge_gate(report);
+  // A regression is the decisive fact for CI, even when other shapes failed or are undecided.
+  if (flags.fail_on_regression && !g.regressions.empty()) {
+    std::cerr << "abharness: exit " << exit_code::kRegression << ": " << g.regressions.size()
+              << " shape(s) regressed beyond the noise band (--fail-on-regression):\n";
+    print_shapes(g.regressions);
+    return exit_code::kRegression;
+  }
+  if (!v.complete()) {
+    int missing = 0;
+    for (const auto& o : v.outcomes) missing += o.result ? 0 : 1;
+    std::cerr << "abharness: exit " << exit_code::kIncomplete << ": sweep incomplete: " << missing
+              << " arm(s) failed or did not run; their logs are under "
+              << (run_dir / "logs").string() << "; `abharness resume " << run_dir.string()
+              << "` re-runs them\n";
+    print_shapes(g.failed);
+    return exit_code::kIncomplete;
+  }
+  if (flags.fail_on_regression && !g.undecided.empty()) {
+    if (flags.allow_undecided) {
+      std::cerr << "abharness: " << g.undecided.size()
+                << " shape(s) undecided, passed because of --allow-undecided:\n";
+      print_shapes(g.undecided);
+      return exit_code::kSuccess;
+    }
+    std::cerr << "abharness: exit " << exit_code::kUndecided << ": " << g.undecided.size()
+              << " shape(s) could not be decided, so a regression is not ruled out "
+                 "(--fail-on-regression fails closed; more blocks decide them: --rounds or "
+                 "--until-decided; --allow-undecided passes them):\n";
+    print_shapes(g.undecided);
+    return exit_code::kUndecided;
+  }
+  return exit_code::kSuccess;
 }
 
 int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
@@ -57,21 +103,7 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   if (!flags.quiet) std::cout << render(report, flags.print, term);
   std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg .pr.md)\n"
             << "result-set digest: " << v.result_set_digest << "\n";
-  if (!v.complete()) {
-    int missing = 0;
-    for (const auto& o : v.outcomes) missing += o.result ? 0 : 1;
-    std::cerr << "abharness: sweep incomplete: " << missing
-              << " arm(s) failed or did not run; their logs are under "
-              << (run_dir / "logs").string() << "; `abharness resume " << run_dir.string()
-              << "` re-runs them\n";
-    return exit_code::kIncomplete;
-  }
-  if (flags.fail_on_regression && count_regressions(report) > 0) {
-    std::cerr << "abharness: " << count_regressions(report)
-              << " shape(s) regressed beyond the noise band (--fail-on-regression)\n";
-    return exit_code::kRegression;
-  }
-  return exit_code::kSuccess;
+  return gate_exit_code(report, v, run_dir, flags);
 }
 
 }  // namespace abh

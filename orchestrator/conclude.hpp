@@ -6,14 +6,23 @@
 
 #include "model/plan.hpp"
 #include "provenance/provenance.hpp"
+#include "report/report.hpp"
 #include "run_command.hpp"
 
 namespace abh {
 
 // Prints the problems and returns exit_code::kProvenance when there are any; otherwise writes
-// the reports and returns kSuccess, kIncomplete or kRegression.
+// the reports and returns gate_exit_code().
 int conclude(const std::filesystem::path& run_dir, const Plan& plan, const Validation& v,
              const ReportFlags& flags);
+
+// The exit code of a valid run's report, in this order (docs/exit-codes.md): kRegression when
+// --fail-on-regression was given and the gate (report/gate.hpp) found a regression; kIncomplete
+// when an arm failed or did not run; kUndecided when --fail-on-regression was given, a shape is
+// undecided and --allow-undecided was not; else kSuccess. Names on stderr every shape that
+// decided it, and why.
+int gate_exit_code(const Report& report, const Validation& v, const std::filesystem::path& run_dir,
+                   const ReportFlags& flags);
 
 void print_problems(const Validation& v);
 

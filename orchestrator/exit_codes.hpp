@@ -9,4 +9,5 @@ inline constexpr int kUsage = 2;       // bad flag, file or revision: the messag
 inline constexpr int kProvenance = 3;  // a result failed validation: no report was produced
 inline constexpr int kIncomplete = 4;  // some arms failed or were not run: report is partial
 inline constexpr int kRegression = 5;  // --fail-on-regression and a shape is slower
+inline constexpr int kUndecided = 6;   // --fail-on-regression and a shape's direction is unknown
 }  // namespace abh::exit_code

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   abharness doctor                    # binaries, toolchains, GPUs, clocks and throttling
   abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json
 Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete sweep, 5 regression
-(with --fail-on-regression). `abharness <command> --help` shows each command's options.)");
+and 6 undecided (both with --fail-on-regression; docs/exit-codes.md). `abharness <command> --help`
+shows each command's options.)");
   int code = exit_code::kSuccess;
   add_run_command(app, code);
   add_resume_command(app, code);

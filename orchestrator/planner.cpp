@@ -11,6 +11,8 @@
 #include "git/ignore.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
+#include "placement.hpp"
+#include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 #include "system/json_io.hpp"
@@ -86,6 +88,41 @@ void check_machine(const fs::path& run_dir, const Plan& plan, const fs::path& wo
         refuse_resume(run_dir, "the machine differs from the plan: " + it.key() + " was " +
                                    it->dump() + ", now " + b[it.key()].dump());
   }
+}
+
+// The CPUs arms may use: --cpus, which must be allowed to this process, or all it is allowed.
+std::vector<int> allowed_cpus(const std::string& requested) {
+  const std::vector<int> allowed = thread_affinity();
+  if (requested.empty()) return allowed;
+  std::vector<int> cpus = parse_cpu_list(requested, "--cpus");
+  for (int c : cpus)
+    if (!std::binary_search(allowed.begin(), allowed.end(), c))
+      throw UsageError("--cpus " + requested + ": CPU " + std::to_string(c) +
+                       " is not allowed to this process (allowed: " + format_cpu_list(allowed) +
+                       ")");
+  return cpus;
+}
+
+// Every task gets its lane's CPUs (placement.hpp); a fallback is said on stderr and in the plan.
+void place_arms(Plan& plan, const std::vector<int>& allowed) {
+  const std::vector<LanePlacement> lanes = place_lanes(plan.machine, allowed);
+  for (auto& t : plan.tasks) t.cpus = lanes.at(static_cast<size_t>(t.gpu)).cpus;
+  for (const auto& l : lanes)
+    if (!l.note.empty()) {
+      std::cerr << "placement: " << l.note << "\n";
+      plan.placement_notes.push_back(l.note);
+    }
+}
+
+// Every CPU the plan placed an arm on must still be allowed, or the workers could not be pinned.
+void check_cpus(const fs::path& run_dir, const Plan& plan) {
+  const std::vector<int> allowed = thread_affinity();
+  for (const auto& t : plan.tasks)
+    for (int c : t.cpus)
+      if (!std::binary_search(allowed.begin(), allowed.end(), c))
+        refuse_resume(run_dir, "the plan places arms on CPU " + std::to_string(c) +
+                                   ", which this process may not use (allowed: " +
+                                   format_cpu_list(allowed) + ")");
 }
 
 }  // namespace
@@ -251,6 +288,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = probe_machine(worker, cuda, gpus, run_dir / "logs" / "probe");
+  place_arms(plan, allowed_cpus(req.cpus));
   // Written once, before any arm runs; never edited afterwards.
   write_plan(run_dir, plan);
   return load_plan(run_dir);  // as the workers will read it, with the digest of its bytes
@@ -283,6 +321,7 @@ void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& 
       refuse_resume(run_dir, "the Python interpreter changed since the plan (" + changes + ")");
   }
   check_machine(run_dir, plan, worker);
+  check_cpus(run_dir, plan);
 }
 
 }  // namespace abh

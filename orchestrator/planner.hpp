@@ -28,6 +28,7 @@ struct PlanRequest {
   std::string target = "cpu";
   std::string gpus = "0";  // --gpus: indices or UUIDs, comma-separated
   std::string python;      // --python: the interpreter of Python plugins (empty: the default)
+  std::string cpus;        // --cpus: the CPUs arms may use (a list like 0-3,8); empty: all allowed
   ScheduleOptions schedule;
   MeasureSettings settings;
   std::vector<std::string> argv;  // the command line, recorded in the plan
@@ -83,7 +84,9 @@ void check_same_sweep(const std::filesystem::path& run_dir, const Plan& plan,
                       const PlanRequest& requested);
 
 // Refuses (UsageError) to resume when anything the plan fixed has changed: the worker binary, a
-// plugin, a WORKTREE variant's identity, the Python interpreter, or the machine.
+// plugin, a WORKTREE variant's identity, the Python interpreter, the machine, or the CPUs the plan
+// placed arms on (no
+// longer all allowed).
 void check_resumable(const std::filesystem::path& run_dir, const Plan& plan,
                      const std::filesystem::path& worker);
 

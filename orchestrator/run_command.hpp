@@ -18,6 +18,7 @@ namespace abh {
 struct ReportFlags {
   StatsOptions stats;  // --noise-band, --confidence, --resamples, --seed, --raw-clocks
   bool fail_on_regression = false;
+  bool allow_undecided = false;  // with --fail-on-regression: undecided shapes pass (exit 0)
   bool quiet = false;
   std::string color = "auto";      // auto | always | never
   std::string print = "terminal";  // the format printed on stdout: any report format

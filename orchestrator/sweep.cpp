@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "model/worker_protocol.hpp"
@@ -116,28 +117,32 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
   run.write_json_atomic(log_rel(t, "failure.json"), f);
 }
 
-// Runs one arm; returns whether it produced a result. Every file of the arm is reached without
-// following links (system/run_dir_fs.hpp): its logs are created afresh, never written through a
-// link planted in their place.
-bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
-             Progress& progress) {
-  const RunDirFs run(run_dir);
-  run.remove(log_rel(t, "failure.json"));
-  const fs::path result = result_rel(t);
-  run.make_dirs(result.parent_path());
-  UniqueFd out = run.create(log_rel(t, "out")), err = run.create(log_rel(t, "err"));
+// The worker process of one arm, or of its warm-up (which writes no result and logs beside it).
+// Its logs are created afresh without following links (system/run_dir_fs.hpp); the returned
+// descriptors must stay open until the process ends.
+struct ArmProcess {
   SpawnSpec spec;
+  UniqueFd out, err;
+};
+
+ArmProcess worker_spec(const RunDirFs& run, const fs::path& run_dir, const Plan& plan,
+                       const fs::path& worker, const Task& t, bool warmup) {
+  run.make_dirs(log_rel(t, "out").parent_path());
+  ArmProcess p;
+  SpawnSpec& spec = p.spec;
   // A Python plugin's arm is the user's interpreter on the Python launcher, which calls the same
   // engine as abharness-worker (docs/python.md).
   if (plan.variant(t.variant).is_python()) {
     spec.argv = worker_protocol::python_run_command(
         plan.python->executable, python_launcher(worker), run_dir, t.shape, t.arm);
   } else {
-    spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm);
+    spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm, warmup);
     spec.argv.insert(spec.argv.begin(), worker.string());
   }
-  spec.stdout_fd = out.get();
-  spec.stderr_fd = err.get();
+  p.out = run.create(log_rel(t, warmup ? "warmup.out" : "out"));
+  p.err = run.create(log_rel(t, warmup ? "warmup.err" : "err"));
+  spec.stdout_fd = p.out.get();
+  spec.stderr_fd = p.err.get();
   spec.timeout_s = plan.settings.arm_timeout_s;
   // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
   // orphan that writes a result behind a later resume's back.
@@ -147,9 +152,42 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
   // that another arm is measuring on.
   const Environment& m = plan.machine.at(static_cast<size_t>(t.gpu));
   if (m.gpu) spec.env[worker_protocol::kVisibleDevicesEnv] = m.gpu->uuid;
-  ExitStatus st = run_process(spec);
-  out.reset();
-  err.reset();
+  return p;
+}
+
+// Runs an arm once, unrecorded, before anything of the lane is measured. Without
+// it the first arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape
+// took 2x its A2: drift -51 %; docs/measurements.md). A failed warm-up is said, not hidden; the
+// arm itself then runs and reports for itself.
+void warm_up(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
+             const SweepOptions& opt) {
+  // The Python launcher has no warm-up mode yet: its arms start from the interpreter's own
+  // start-up, which is slower than any warm-up effect seen (docs/python.md).
+  if (plan.variant(t.variant).is_python()) return;
+  const RunDirFs run(run_dir);
+  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, true);
+  const ExitStatus st = run_process(p.spec);
+  if (!st.ok())
+    std::cerr << "warm-up of " << t.shape << "/" << t.arm << " failed (" << st.describe()
+              << "; log " << log_path(run_dir, t, "warmup.out").string()
+              << "); measuring without it\n";
+  else if (!opt.quiet && !opt.tty)
+    std::cerr << "warm-up " << t.shape << "/" << t.arm << " " << st.wall_s << " s (not recorded)\n";
+}
+
+// Runs one arm; returns whether it produced a result. Every file of the arm is reached without
+// following links (system/run_dir_fs.hpp): its logs are created afresh, never written through a
+// link planted in their place.
+bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
+             Progress& progress) {
+  const RunDirFs run(run_dir);
+  run.remove(log_rel(t, "failure.json"));
+  const fs::path result = result_rel(t);
+  run.make_dirs(result.parent_path());
+  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, false);
+  ExitStatus st = run_process(p.spec);
+  p.out.reset();
+  p.err.reset();
   bool ok = st.ok() && run.kind(result) == RunDirFs::Kind::file;
   if (!ok) {
     // A failed arm leaves no result: whatever it may have written is not evidence.
@@ -175,6 +213,7 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   SweepSummary sum;
   std::map<int, std::vector<const Task*>> lanes;  // one lane per GPU
   for (const auto& t : plan.tasks) {
+    if (opt.select ? !opt.select(t) : t.conditional) continue;
     if (done.count(result_rel(t).generic_string())) {
       ++sum.skipped;
       continue;
@@ -188,6 +227,12 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   std::exception_ptr error;  // the first lane that could not go on (a damaged run directory)
   auto run_lane = [&](const std::vector<const Task*>& tasks) {
     try {
+      // One warm-up per variant: each loads its own plugin, and the first arm to load one met it
+      // cold (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower
+      // in 7 of 10 runs, speedup median 0.985; docs/measurements.md).
+      std::set<std::string> warmed;
+      for (const Task* t : tasks)
+        if (warmed.insert(t->variant).second) warm_up(run_dir, plan, worker, *t, opt);
       for (const Task* t : tasks) {
         bool ok = run_arm(run_dir, plan, worker, *t, progress);
         std::lock_guard<std::mutex> g(m);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -15,6 +16,9 @@ namespace abh {
 struct SweepOptions {
   bool quiet = false;
   bool tty = false;  // redraw one progress line instead of printing one per arm
+  // Which of the plan's tasks to run (those not yet done); unset: the planned, non-conditional
+  // ones. The adaptive rounds (adaptive_sweep.hpp) select the conditional blocks they call for.
+  std::function<bool(const Task&)> select;
 };
 
 struct SweepSummary {

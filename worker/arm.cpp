@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <set>
 
 #include "device.hpp"
 #include "exit_error.hpp"
@@ -14,6 +15,7 @@
 #include "sampling.hpp"
 #include "stats/statistics.hpp"
 #include "system/run_dir_fs.hpp"
+#include "system/cpu_set.hpp"
 #include "system/sha256.hpp"
 #include "system/version.hpp"
 #include "tactic_cache.hpp"
@@ -184,6 +186,31 @@ abh_verify_result verify(Problem& problem, DeviceSession& device, ArmResult& r) 
   return v;
 }
 
+// Where the arm runs (docs/method.md#where-arms-run). First the whole process goes to the plan's
+// CPUs, before the plugin and the device start threads of their own (they inherit the set); once
+// they have, the measuring thread alone is narrowed to the first of them. Every CPU the measuring
+// thread is seen on before a sample is recorded, so provenance can check it stayed there.
+class ArmPlacement {
+ public:
+  explicit ArmPlacement(const std::vector<int>& cpus) { placement_.cpus = cpus; }
+  void pin_process() const { pin_this_thread(placement_.cpus); }
+  void pin_measuring_thread() {
+    pin_this_thread({placement_.cpus.front()});
+    placement_.affinity = thread_affinity();
+    see();
+  }
+  void see() { seen_.insert(current_cpu()); }
+  Placement result() const {
+    Placement p = placement_;
+    p.seen.assign(seen_.begin(), seen_.end());
+    return p;
+  }
+
+ private:
+  Placement placement_;
+  std::set<int> seen_;
+};
+
 }  // namespace
 
 void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
@@ -198,7 +225,10 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   const Plan plan = load_plan(req.run_dir);
   const PlannedArm a = find_arm(plan, req);
   record_identity(a, req, r);
-  log.at() << "plan read, binaries hashed" << std::endl;
+  ArmPlacement placement(a.task.cpus);
+  placement.pin_process();
+  log.at() << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(a.task.cpus)
+           << std::endl;
 
   const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
   const Plugin& plugin = *loaded;
@@ -220,8 +250,13 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   log.at() << "problem created" << std::endl;
   const std::unique_ptr<Timer> timer = make_timer(r.measurement.timer, tctx);
   log.at() << "timer ready" << std::endl;
-  ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [] {}};
-  if (r.measurement.l2_flushed) work.prepare = [&] { device->flush_l2(); };
+  placement.pin_measuring_thread();
+  ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [&] { placement.see(); }};
+  if (r.measurement.l2_flushed)
+    work.prepare = [&] {
+      placement.see();
+      device->flush_l2();
+    };
 
   choose_arm_tactic(a, run, *problem, work, tctx.stream, r);
   log.at() << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
@@ -245,7 +280,13 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   log.at() << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
            << v.method << ")" << std::endl;
 
+  r.placement = placement.result();
   r.finished_at = now_utc();
+  if (req.warmup) {
+    log.at() << "warm-up done: median " << median(r.measurement.samples_ns)
+             << " ns, no result written" << std::endl;
+    return;
+  }
   write_result(req.run_dir, result_rel(a.task), r);
   log.at() << "result written" << std::endl;
 }

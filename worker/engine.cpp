@@ -140,6 +140,8 @@ int run_worker(int argc, char** argv, const abh_worker_front_end* front_end) {
   run->add_option(wp::kRunDirFlag, arm.run_dir, "run directory holding plan.json")->required();
   run->add_option(wp::kShapeFlag, arm.shape, "shape id from the plan")->required();
   run->add_option(wp::kArmFlag, arm.arm, "arm name from the plan (A1, B, A2, ...)")->required();
+  run->add_flag(wp::kWarmupFlag, arm.warmup,
+                "measure as usual but write no result (the warm-up before a lane's first arm)");
   std::string gpu;
   auto* pr = app.add_subcommand(wp::kProbe, "print this machine's environment as JSON");
   pr->add_option(wp::kGpuFlag, gpu, "GPU index or UUID (omit for a CPU-only probe)");

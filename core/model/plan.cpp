@@ -63,11 +63,9 @@ Variant variant_from_json(const json& j, const std::string& where) {
 }
 
 json to_json(const Task& t) {
-  return json{{"shape", t.shape},
-              {"arm", t.arm},
-              {"variant", t.variant},
-              {"round", t.round},
-              {"gpu", t.gpu}};
+  return json{{"shape", t.shape}, {"arm", t.arm}, {"variant", t.variant},
+              {"round", t.round}, {"gpu", t.gpu}, {"conditional", t.conditional},
+              {"cpus", t.cpus}};
 }
 
 Task task_from_json(const json& j, const std::string& where) {
@@ -77,6 +75,15 @@ Task task_from_json(const json& j, const std::string& where) {
   t.variant = field<std::string>(j, "variant", where);
   t.round = field<int>(j, "round", where);
   t.gpu = field<int>(j, "gpu", where);
+  t.conditional = field<bool>(j, "conditional", where);
+  const json& cpus = array_field(j, "cpus", where);
+  for (const auto& c : cpus) {
+    if (!c.is_number_integer() || c.get<long long>() < 0 || c.get<long long>() > 1 << 20)
+      throw Error(where + ": field 'cpus': every entry must be a CPU number (an integer >= 0)");
+    t.cpus.push_back(c.get<int>());
+  }
+  if (t.cpus.empty())
+    throw Error(where + ": field 'cpus': empty; the plan must say where the arm runs");
   check_safe_name(t.shape, where + ": shape");
   check_safe_name(t.arm, where + ": arm");
   return t;
@@ -140,7 +147,8 @@ json to_json(const Plan& p) {
          {"settings", abh::to_json(p.settings)},
          {"schedule", abh::to_json(p.schedule)},
          {"tasks", tasks},
-         {"machine", machine}};
+         {"machine", machine},
+         {"placement_notes", p.placement_notes}};
   if (p.python) j["python"] = to_json(*p.python);
   return j;
 }
@@ -173,6 +181,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
     p.tasks.push_back(task_from_json(ts[i], where + ".tasks[" + std::to_string(i) + "]"));
   if (j.contains("python"))
     p.python = interpreter_from_json(object_field(j, "python", where), where + ".python");
+  p.placement_notes = string_array(j, "placement_notes", where);
   const auto& ms = array_field(j, "machine", where);
   for (size_t i = 0; i < ms.size(); ++i)
     p.machine.push_back(

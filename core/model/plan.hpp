@@ -60,6 +60,9 @@ struct Plan {
   // Not in the JSON: the SHA-256 of the plan.json bytes this plan was read from (load_plan), the
   // digest every result must name; empty for a plan that was not read from a file.
   std::string file_sha256;
+  // Where the placement of arms fell back from its rule (Task::cpus), one line each; empty when
+  // it did not.
+  std::vector<std::string> placement_notes;
 
   const Variant& variant(const std::string& name) const;
   const Shape& shape(const std::string& id) const;

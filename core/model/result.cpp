@@ -73,6 +73,20 @@ std::vector<double> positive_numbers(const json& j, const char* key, const std::
   return out;
 }
 
+// A list of CPU numbers (integers >= 0).
+std::vector<int> cpu_numbers(const json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array())
+    throw Error(where + ": field '" + key + "': expected an array of CPU numbers");
+  std::vector<int> out;
+  for (const auto& x : *it) {
+    if (!x.is_number_integer() || x.get<long long>() < 0 || x.get<long long>() > 1 << 20)
+      throw Error(where + ": field '" + key + "': every value must be a CPU number");
+    out.push_back(x.get<int>());
+  }
+  return out;
+}
+
 }  // namespace
 
 json payload_json(const ArmResult& r) {
@@ -91,6 +105,10 @@ json payload_json(const ArmResult& r) {
            {"after", to_json(r.telemetry.after)},
            {"throttled", r.telemetry.throttled},
            {"note", r.telemetry.note}}},
+         {"placement",
+          {{"cpus", r.placement.cpus},
+           {"affinity", r.placement.affinity},
+           {"seen", r.placement.seen}}},
          {"measurement",
           {{"timer", m.timer},
            {"samples_ns", m.samples_ns},
@@ -155,6 +173,11 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.telemetry.after = snapshot_from_json(object_field(t, "after", where), where + ".after");
   r.telemetry.throttled = field<bool>(t, "throttled", where + ".telemetry");
   r.telemetry.note = field<std::string>(t, "note", where + ".telemetry");
+  const std::string pw = where + ".placement";
+  const json& p = object_field(j, "placement", where);
+  r.placement.cpus = cpu_numbers(p, "cpus", pw);
+  r.placement.affinity = cpu_numbers(p, "affinity", pw);
+  r.placement.seen = cpu_numbers(p, "seen", pw);
   const std::string mw = where + ".measurement";
   const json& m = object_field(j, "measurement", where);
   r.measurement.timer = field<std::string>(m, "timer", mw);

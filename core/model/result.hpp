@@ -84,6 +84,16 @@ struct Correctness {
   std::string method;
 };
 
+// Where the worker ran (docs/method.md#where-arms-run): the CPUs the plan gave it, the measuring
+// thread's affinity as read back after pinning, and every CPU that thread was seen on while it
+// warmed up and sampled.
+struct Placement {
+  std::vector<int> cpus;      // Task::cpus as the worker read them from the plan
+  std::vector<int> affinity;  // sorted; the plan's first CPU alone once pinned
+  std::vector<int> seen;      // sorted, without duplicates
+  bool operator==(const Placement&) const = default;
+};
+
 struct ArmResult {
   int schema_version = 0;
   std::string harness_version;
@@ -94,6 +104,7 @@ struct ArmResult {
   SourceIdentity source;
   Environment environment;
   Telemetry telemetry;
+  Placement placement;
   Measurement measurement;
   Correctness correctness;
   std::optional<Interpreter> python;  // Python plugins: the interpreter the arm ran under

@@ -24,8 +24,31 @@ const std::map<std::string, Pattern>& registry() {
 
 }  // namespace
 
+json to_json(const StatsOptions& o) {
+  return json{{"noise_band", o.noise_band},
+              {"confidence", o.confidence},
+              {"resamples", o.resamples},
+              {"seed", o.seed},
+              {"clock_normalize", o.clock_normalize}};
+}
+
+StatsOptions stats_options_from_json(const json& j, const std::string& w) {
+  StatsOptions o;
+  o.noise_band = field<double>(j, "noise_band", w);
+  o.confidence = field<double>(j, "confidence", w);
+  o.resamples = field<int>(j, "resamples", w);
+  o.seed = field<std::uint64_t>(j, "seed", w);
+  o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
+  return o;
+}
+
 json to_json(const ScheduleOptions& o) {
-  return json{{"name", o.name}, {"rounds", o.rounds}, {"seed", o.seed}, {"gpus", o.gpus}};
+  return json{{"name", o.name},
+              {"rounds", o.rounds},
+              {"seed", o.seed},
+              {"gpus", o.gpus},
+              {"until_decided", o.until_decided},
+              {"decision", to_json(o.decision)}};
 }
 
 ScheduleOptions schedule_options_from_json(const json& j, const std::string& where) {
@@ -34,6 +57,11 @@ ScheduleOptions schedule_options_from_json(const json& j, const std::string& whe
   o.rounds = field<int>(j, "rounds", where);
   o.seed = field<std::uint64_t>(j, "seed", where);
   o.gpus = field<int>(j, "gpus", where);
+  // Absent in reports written before adaptive rounds (plans of that time have another schema
+  // version and are refused as a whole): none were planned.
+  if (j.contains("until_decided")) o.until_decided = field<int>(j, "until_decided", where);
+  if (j.contains("decision"))
+    o.decision = stats_options_from_json(object_field(j, "decision", where), where + ".decision");
   return o;
 }
 
@@ -51,11 +79,12 @@ std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const Schedule
   }
   if (opt.rounds < 1) throw UsageError("--rounds must be >= 1");
   if (opt.gpus < 1) throw UsageError("--gpus must name at least one GPU");
+  if (opt.until_decided < 0) throw UsageError("--until-decided must be >= 0");
   std::mt19937_64 rng(opt.seed);
   std::vector<Task> tasks;
   for (size_t s = 0; s < shapes.size(); ++s) {
     std::map<char, int> count;
-    for (int r = 0; r < opt.rounds; ++r) {
+    for (int r = 0; r < opt.rounds + opt.until_decided; ++r) {
       for (char c : it->second(r, rng)) {
         Task t;
         t.shape = shapes[s].id;
@@ -63,9 +92,20 @@ std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const Schedule
         t.arm = std::string(1, c) + std::to_string(++count[c]);
         t.round = r;
         t.gpu = static_cast<int>(s % static_cast<size_t>(opt.gpus));
+        t.conditional = r >= opt.rounds;
         tasks.push_back(std::move(t));
       }
     }
+    // The planned blocks alone must give one variant two arms, or nothing measures how much
+    // whole arms differ and no interval can be trusted.
+    int planned_a = 0, planned_b = 0;
+    for (const auto& t : tasks)
+      if (t.shape == shapes[s].id && !t.conditional)
+        ++(t.variant == "baseline" ? planned_a : planned_b);
+    if (planned_a < 2 && planned_b < 2)
+      throw UsageError("--schedule " + opt.name + " with --rounds " + std::to_string(opt.rounds) +
+                       " gives each shape one baseline and one candidate arm: the variation "
+                       "between arms cannot be estimated; use --rounds 2 or more");
     // The classic single-B ABA names its candidate arm plainly "B".
     if (count['B'] == 1)
       for (auto& t : tasks)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/grid.hpp"
+#include "stats/statistics.hpp"
 #include "system/json_io.hpp"
 
 namespace abh {
@@ -17,8 +18,14 @@ struct Task {
   std::string shape;
   std::string arm;      // "A1", "B", "A2" (ABA); "A1","B1","B2","A2" (ABBA); ...
   std::string variant;  // "baseline" (A arms) or "candidate" (B arms)
-  int round = 0;        // repetition index for multi-round schedules
+  int round = 0;        // the block this arm belongs to (0 for the first)
   int gpu = 0;          // index into the plan's GPUs; all arms of a shape share it
+  // A block of --until-decided: it runs only when the adaptive rule calls for it
+  // (report/adaptive.hpp), and its results are accepted only then.
+  bool conditional = false;
+  // Where the worker runs (the plan's placement, planner.hpp): the CPUs it may use, the first of
+  // them the one its measuring thread is pinned to. The same for every arm of a shape.
+  std::vector<int> cpus;
   bool operator==(const Task&) const = default;
 };
 
@@ -27,13 +34,26 @@ struct ScheduleOptions {
   int rounds = 1;            // blocks per shape
   std::uint64_t seed = 0;    // random: order of A/B inside each block
   int gpus = 1;              // shapes are sharded round-robin over this many GPUs
+  // --until-decided: up to this many more blocks for each shape still unstable or ambiguous after
+  // the planned ones, judged with `decision` (the statistics options of the run that planned
+  // them). Their tasks are in the plan from the start, marked conditional.
+  int until_decided = 0;
+  StatsOptions decision;
+  bool operator==(const ScheduleOptions&) const = default;
 };
 
 // The "schedule" object of plan.json and of report.json's provenance.
 json to_json(const ScheduleOptions& o);
 ScheduleOptions schedule_options_from_json(const json& j, const std::string& where);
 
-// Returns the tasks in execution order (shape by shape; the arms of a shape back to back).
+// The "decision" object of the schedule and the "stats" object of report.json.
+json to_json(const StatsOptions& o);
+StatsOptions stats_options_from_json(const json& j, const std::string& where);
+
+// Returns the tasks in execution order (shape by shape; the arms of a shape back to back), the
+// planned blocks of each shape followed by its until_decided conditional blocks. Throws
+// UsageError for a schedule that leaves no shape two arms of one variant: the variation between
+// arms could not be estimated (statistics.hpp).
 std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt);
 std::vector<std::string> schedule_names();
 

@@ -15,8 +15,11 @@ std::optional<std::string> parse_error_line(std::string_view line) {
 }
 
 std::vector<std::string> run_args(const std::filesystem::path& run_dir, const std::string& shape,
-                                  const std::string& arm) {
-  return {kRun, kRunDirFlag, run_dir.string(), kShapeFlag, shape, kArmFlag, arm};
+                                  const std::string& arm, bool warmup) {
+  std::vector<std::string> args = {kRun,     kRunDirFlag, run_dir.string(), kShapeFlag, shape,
+                                   kArmFlag, arm};
+  if (warmup) args.push_back(kWarmupFlag);
+  return args;
 }
 
 std::vector<std::string> probe_args(const std::string& gpu) {

@@ -32,8 +32,10 @@ inline constexpr const char* kInterpreter = "interpreter";
 inline constexpr const char* kRunDirFlag = "--run-dir";  // run: the run directory (plan.json)
 inline constexpr const char* kShapeFlag = "--shape";     // run: a shape id of the plan
 inline constexpr const char* kArmFlag = "--arm";         // run: an arm name of the plan
-inline constexpr const char* kGpuFlag = "--gpu";         // probe, telemetry: GPU index or UUID
-inline constexpr const char* kPluginFlag = "--plugin";   // describe: the plugin's shared object
+// run: measure as usual but write no result: the unrecorded warm-up before a lane's first arm.
+inline constexpr const char* kWarmupFlag = "--warmup";
+inline constexpr const char* kGpuFlag = "--gpu";        // probe, telemetry: GPU index or UUID
+inline constexpr const char* kPluginFlag = "--plugin";  // describe: the plugin's shared object
 
 // Environment. The orchestrator sets the first two on every `run`; the last is a test hook.
 // Its pid: the worker asks the kernel to kill it when that process dies, and exits at once when
@@ -82,7 +84,7 @@ std::optional<std::string> parse_error_line(std::string_view line);
 
 // The arguments after the worker's path, one function per subcommand.
 std::vector<std::string> run_args(const std::filesystem::path& run_dir, const std::string& shape,
-                                  const std::string& arm);
+                                  const std::string& arm, bool warmup = false);
 // An empty `gpu` probes the host only.
 std::vector<std::string> probe_args(const std::string& gpu = "");
 std::vector<std::string> describe_args(const std::filesystem::path& plugin);

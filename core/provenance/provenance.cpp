@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "report/adaptive.hpp"
+#include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
@@ -56,6 +58,24 @@ void diff_json(const json& expected, const json& found, const std::string& path,
     return;
   }
   if (expected != found) out.push_back({rule, file, path, short_json(expected), short_json(found)});
+}
+
+// The worker ran where the plan placed it: it read the plan's CPUs, its measuring thread was
+// pinned to the first of them, and it was seen on no other.
+void check_placement(const Task& task, const std::string& file, const Placement& p,
+                     std::vector<ProvenanceProblem>& out) {
+  if (p.cpus != task.cpus)
+    out.push_back({"placement", file, "placement.cpus",
+                   format_cpu_list(task.cpus) + " (the plan's)", format_cpu_list(p.cpus)});
+  const std::vector<int> host = {task.cpus.empty() ? -1 : task.cpus.front()};
+  if (p.affinity != host)
+    out.push_back({"placement", file, "placement.affinity", format_cpu_list(host),
+                   format_cpu_list(p.affinity)});
+  bool elsewhere = p.seen.empty();
+  for (int c : p.seen) elsewhere = elsewhere || c != host.front();
+  if (elsewhere)
+    out.push_back({"placement", file, "placement.seen", "CPU " + format_cpu_list(host) + " only",
+                   p.seen.empty() ? "(none recorded)" : format_cpu_list(p.seen)});
 }
 
 }  // namespace
@@ -120,6 +140,7 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
   want_env.libraries = v.libraries;
   diff_json(to_json(want_env), to_json(r.environment), "environment", "environment", file,
             problems);
+  check_placement(task, file, r.placement, problems);
   if (r.measurement.samples_ns.empty())
     problems.push_back({"samples", file, "measurement.samples_ns", "at least one sample", "none"});
   // Clock normalization pairs sample i with clock i: a list of another length would misalign all.
@@ -253,6 +274,32 @@ void check_plugins(const RunDirFs& run, const Plan& plan, Validation& v) {
   }
 }
 
+// Adaptive rounds: only the conditional blocks the rule calls for count (report/adaptive.hpp). A
+// result for any other one is a problem: it measured a block that should not have run. A
+// required block without a result stays an outcome without one: the sweep is incomplete.
+void keep_required_blocks(const fs::path& run_dir, const Plan& plan, Validation& v) {
+  if (plan.schedule.until_decided == 0) return;
+  const AdaptiveBlocks blocks = adaptive_blocks(plan, v.outcomes);
+  std::vector<ArmOutcome> kept;
+  for (auto& o : v.outcomes) {
+    // While an earlier arm has no valid result the rule cannot decide these blocks yet (the sweep
+    // is incomplete): a result of one is kept, not judged.
+    const bool undecidable = blocks.waiting_at >= 0 && o.task.round >= blocks.waiting_at;
+    if (in_effect(o.task, blocks) || (undecidable && o.result)) {
+      kept.push_back(std::move(o));
+    } else if (o.result) {
+      v.problems.push_back(
+          {"unrequired-block",
+           result_path(run_dir, o.task).lexically_relative(run_dir).generic_string(),
+           "invocation.round",
+           "no result: the adaptive rule did not call for block " + std::to_string(o.task.round) +
+               " of " + o.task.shape,
+           "a result"});
+    }
+  }
+  v.outcomes = std::move(kept);
+}
+
 }  // namespace
 
 Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
@@ -302,6 +349,7 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
     v.outcomes.push_back(std::move(o));
   }
   v.result_set_digest = set_digest.hex();
+  keep_required_blocks(run_dir, plan, v);
   return v;
 }
 

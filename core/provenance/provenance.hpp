@@ -35,7 +35,9 @@ struct FileStamp {
 };
 
 struct Validation {
-  std::vector<ArmOutcome> outcomes;  // one per planned task, in plan order
+  // One per task in effect, in plan order: every planned task, and the conditional blocks the
+  // adaptive rule calls for (report/adaptive.hpp).
+  std::vector<ArmOutcome> outcomes;
   std::vector<ProvenanceProblem> problems;
   std::vector<std::string> leftovers;       // interrupted atomic writes (hidden temp files)
   std::string result_set_digest;            // over the plan and every valid result

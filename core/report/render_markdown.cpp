@@ -112,6 +112,7 @@ std::string shape_table(const Report& r) {
   for (const auto& note : r.sol.notes)
     out += "Speed of light not available: " + esc(note) + ".\n\n";
   for (const auto& note : fmt::clock_notes(r)) out += "Clock: " + esc(note) + ".\n\n";
+  for (const auto& note : fmt::interval_notes(r)) out += "Interval: " + esc(note) + ".\n\n";
   return out;
 }
 

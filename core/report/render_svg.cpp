@@ -76,7 +76,9 @@ std::string speedup_axis(const Scale& x, double band, double top, double plot_h)
          std::abs(step * std::pow(10, decimals) - std::round(step * std::pow(10, decimals))) > 1e-9)
     ++decimals;
   o += "<g class=\"axis\" font-size=\"11\" text-anchor=\"middle\">";
-  for (double k = std::ceil(x.lo / step); k * step <= x.hi; ++k) {
+  // Speedups are positive: no tick below 0. Starting at +0.0 also keeps ceil() of a small
+  // negative number (-0.0) from printing a "-0x" tick.
+  for (double k = std::max(0.0, std::ceil(x.lo / step)); k * step <= x.hi; ++k) {
     const double t = k * step;  // a multiple of the step: no error accumulates over the ticks
     o += "<line x1=\"" + num(x(t)) + "\" y1=\"" + num(top) + "\" x2=\"" + num(x(t)) + "\" y2=\"" +
          num(top + plot_h) + "\" stroke=\"#f0f0f0\"/>";

@@ -158,6 +158,8 @@ std::string notes(const Report& r) {
   for (const auto& note : r.sol.notes)
     out += "speed-of-light not available: " + fmt::one_line(note) + "\n";
   for (const auto& note : fmt::clock_notes(r)) out += "clock: " + fmt::one_line(note) + "\n";
+  for (const auto& note : fmt::interval_notes(r)) out += "interval: " + note + "\n";
+
   bool failed_header = false;
   for (const auto& row : r.shapes) {
     if (row.verdict != Verdict::failed) continue;

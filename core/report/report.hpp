@@ -63,6 +63,9 @@ struct ShapeRow {
   std::optional<double> speedup;       // baseline_ns / candidate_ns (> 1: candidate faster)
   std::optional<Interval> ci;
   std::optional<double> drift;  // last A / first A (statistics.hpp); absent with one A arm
+  // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
+  // one moderated with the run's other shapes that the interval used.
+  std::optional<ArmVariation> own_variation, variation;
   std::vector<std::string> throttled_arms;
   // Set when the shape was compared at one SM clock (StatsOptions::clock_normalize): the median of
   // all its samples' clocks, to which every sample was moved.

@@ -109,35 +109,52 @@ void clock_gap(ShapeRow& row) {
   if (na > 0 && nb > 0) row.clock_gap = (b / nb) / (a / na) - 1;
 }
 
-// Fills the row's speedup, interval, drift and verdict from its (all valid) arms.
-RatioEstimate compare(ShapeRow& row, const std::vector<std::vector<double>>& a_samples,
-                      const std::vector<std::vector<double>>& b_samples, const StatsOptions& opt) {
-  RatioEstimate e = bootstrap_ratio(a_samples, b_samples, opt, stream_seed(opt.seed, row.shape));
+// A shape's valid arms' samples (at one clock when normalized), ready for the interval.
+struct ShapeSamples {
+  std::vector<std::vector<double>> a, b;
+};
+
+// Fills the row's speedup, interval, drift and verdict from stage one of its bootstrap and the
+// prior its run's other shapes give.
+RatioEstimate compare(ShapeRow& row, const ArmBootstrap& arms, const ArmVariation& prior,
+                      const StatsOptions& opt) {
+  RatioEstimate e = bootstrap_ratio(arms, prior, opt);
   row.baseline_ns = e.baseline_ns;
   row.candidate_ns = e.candidate_ns;
   row.speedup = e.ratio;
   row.ci = e.ci;
+  row.own_variation = e.own;
+  row.variation = e.variation;
   std::vector<double> baseline_medians;
   for (const auto& a : row.arms)
-    if (a.variant == "baseline") baseline_medians.push_back(a.median_ns);
+    if (a.variant == "baseline" && a.ok) baseline_medians.push_back(a.median_ns);
   row.drift = drift(baseline_medians);
-  row.verdict = classify(e.ci, row.drift, opt.noise_band);
+  // The drift decides "unstable" only while the shape has a single pair of baseline arms: with
+  // more blocks the interval itself carries the arm-to-arm variation the drift shows (and the
+  // first and last arm of many blocks are far apart in time, so their ratio alone says little).
+  const bool judge_drift = arms.baseline_arms <= 2;
+  row.verdict = classify(e.ci, judge_drift ? row.drift : std::nullopt, opt.noise_band);
+  // With no between-arm degrees of freedom anywhere (one A and one B arm per shape), the
+  // interval holds sample noise only: it cannot support a direction.
+  if (e.variation.df == 0 && row.verdict != Verdict::unstable) row.verdict = Verdict::ambiguous;
   return e;
 }
 
-ShapeRow shape_row(const Plan& plan, const Shape& shape,
-                   const std::map<ArmKey, const ArmOutcome*>& outcomes, const StatsOptions& opt,
-                   std::optional<RatioEstimate>& estimate) {
+// The arms of one shape in execution order. A conditional (adaptive) block's tasks count only
+// when they have an outcome: blocks the rule did not call for never ran.
+ShapeRow shape_arms(const Plan& plan, const Shape& shape,
+                    const std::map<ArmKey, const ArmOutcome*>& outcomes, const StatsOptions& opt,
+                    std::optional<ShapeSamples>& samples) {
   ShapeRow row;
   row.shape = shape.id;
   row.label = shape.label;
-  std::vector<std::vector<double>> a_samples, b_samples;
   std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
   std::string failures;
   bool all_clocked = true;
   for (const Task& t : plan.tasks) {
     if (t.shape != shape.id) continue;
     auto it = outcomes.find({t.shape, t.arm});
+    if (t.conditional && it == outcomes.end()) continue;
     ArmStats a = arm_stats(t, it == outcomes.end() ? nullptr : it->second);
     if (a.throttled) row.throttled_arms.push_back(a.arm);
     if (!a.ok) failures += (failures.empty() ? "" : "; ") + a.arm + ": " + a.failure;
@@ -155,29 +172,30 @@ ShapeRow shape_row(const Plan& plan, const Shape& shape,
       pooled.insert(pooled.end(), m->clock.sample_mhz.begin(), m->clock.sample_mhz.end());
     row.reference_mhz = median_in_place(pooled);
   }
+  ShapeSamples s;
   for (std::size_t i = 0; i < row.arms.size(); ++i) {
     ArmStats& a = row.arms[i];
     if (!a.ok) continue;
     const Measurement& m = *measured[i];
-    std::vector<double> samples = m.samples_ns;
+    std::vector<double> arm_samples = m.samples_ns;
     if (normalize) {
       a.clock_slope = clock_slope(m.samples_ns, m.clock.sample_mhz);
-      samples =
+      arm_samples =
           clock_adjusted(m.samples_ns, m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
-      a.median_ns = median(samples);
+      a.median_ns = median(arm_samples);
       set_rates(a, m);
     }
-    (a.variant == "baseline" ? a_samples : b_samples).push_back(std::move(samples));
+    (a.variant == "baseline" ? s.a : s.b).push_back(std::move(arm_samples));
   }
   if (row.arms.empty()) failures = "the plan has no arms for this shape";
-  if (failures.empty() && (a_samples.empty() || b_samples.empty()))
+  if (failures.empty() && (s.a.empty() || s.b.empty()))
     failures = "the schedule has no baseline or no candidate arm for this shape";
   if (!failures.empty()) {
     row.verdict = Verdict::failed;
     row.failure = failures;
     return row;
   }
-  estimate = compare(row, a_samples, b_samples, opt);
+  samples = std::move(s);
   return row;
 }
 
@@ -241,24 +259,32 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   Report r;
   r.schema_version = kReportSchemaVersion;
   r.stats = opt;
+  // Stage one for every shape (its arms, the sample bootstrap, its own between-arm estimate),
+  // then stage two, which borrows the other shapes' estimates (statistics.hpp).
+  std::vector<std::optional<ArmBootstrap>> stage_one(plan.shapes.size());
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
+    std::optional<ShapeSamples> samples;
+    r.shapes.push_back(shape_arms(plan, plan.shapes[i], by_arm, opt, samples));
+    if (samples)
+      stage_one[i] =
+          bootstrap_arms(samples->a, samples->b, opt, stream_seed(opt.seed, plan.shapes[i].id));
+  }
   // Estimates live beside the rows (they carry the bootstrap replicates the aggregate needs).
   std::vector<std::optional<RatioEstimate>> estimates(plan.shapes.size());
-  for (std::size_t i = 0; i < plan.shapes.size(); ++i)
-    r.shapes.push_back(shape_row(plan, plan.shapes[i], by_arm, opt, estimates[i]));
   std::vector<const RatioEstimate*> compared;
-  for (const auto& e : estimates)
-    if (e) compared.push_back(&*e);
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
+    if (!stage_one[i]) continue;
+    std::vector<ArmVariation> others;
+    for (std::size_t j = 0; j < plan.shapes.size(); ++j)
+      if (j != i && stage_one[j]) others.push_back(stage_one[j]->own);
+    estimates[i] = compare(r.shapes[i], *stage_one[i], pooled_arm_variation(others), opt);
+    compared.push_back(&*estimates[i]);
+  }
   r.summary = summarize(r.shapes, compared, opt);
   r.sol = add_speed_of_light(plan, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);
   return r;
-}
-
-int count_regressions(const Report& r) {
-  int n = 0;
-  for (const auto& s : r.shapes) n += s.verdict == Verdict::slower;
-  return n;
 }
 
 }  // namespace abh

@@ -24,8 +24,4 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
                     const StatsOptions& opt, const std::string& result_set_digest,
                     const RooflineContext& roofline = {});
 
-// Shapes whose verdict is "slower": what --fail-on-regression fails on. Unstable and ambiguous
-// shapes are not counted (they are not evidence of a regression) but are visible in the summary.
-int count_regressions(const Report& r);
-
 }  // namespace abh

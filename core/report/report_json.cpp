@@ -102,6 +102,29 @@ ArmStats arm_stats_from_json(const json& j, const std::string& w) {
   return a;
 }
 
+// The between-arm estimates: variances of log arm medians (their square roots are relative
+// standard deviations: 0.01 is 1 % between arms) and their degrees of freedom.
+json arm_variation_json(const ShapeRow& r) {
+  if (!r.variation || !r.own_variation) return nullptr;
+  return json{{"own_variance", r.own_variation->variance},
+              {"own_df", r.own_variation->df},
+              {"variance", r.variation->variance},
+              {"df", r.variation->df}};
+}
+
+void read_arm_variation(const json& j, const std::string& w, ShapeRow& r) {
+  if (!j.contains("arm_variation") || j["arm_variation"].is_null()) return;
+  const json& v = object_field(j, "arm_variation", w);
+  const std::string where = w + ".arm_variation";
+  auto non_negative = [&](const char* key) {
+    double x = field<double>(v, key, where);
+    if (!(x >= 0)) throw Error(where + ": field '" + key + "' must be >= 0");
+    return x;
+  };
+  r.own_variation = ArmVariation{non_negative("own_variance"), non_negative("own_df")};
+  r.variation = ArmVariation{non_negative("variance"), non_negative("df")};
+}
+
 json to_json(const ShapeRow& r) {
   json arms = json::array();
   for (const auto& a : r.arms) arms.push_back(to_json(a));
@@ -114,6 +137,7 @@ json to_json(const ShapeRow& r) {
               {"speedup", opt_json(r.speedup)},
               {"ci", opt_json(r.ci)},
               {"drift", opt_json(r.drift)},
+              {"arm_variation", arm_variation_json(r)},
               {"throttled_arms", r.throttled_arms},
               {"reference_mhz", opt_json(r.reference_mhz)},
               {"clock_gap", opt_json(r.clock_gap)},
@@ -139,6 +163,7 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   r.speedup = opt_number(j, "speedup", w);
   r.ci = opt_interval(j, "ci", w);
   r.drift = opt_number(j, "drift", w);
+  read_arm_variation(j, w, r);
   r.throttled_arms = string_array(j, "throttled_arms", w);
   r.reference_mhz = new_opt_number(j, "reference_mhz", w);
   r.clock_gap = new_opt_number(j, "clock_gap", w);
@@ -347,24 +372,6 @@ Provenance provenance_from_json(const json& j, const std::string& w) {
 }
 
 }  // namespace
-
-json to_json(const StatsOptions& o) {
-  return json{{"noise_band", o.noise_band},
-              {"confidence", o.confidence},
-              {"resamples", o.resamples},
-              {"seed", o.seed},
-              {"clock_normalize", o.clock_normalize}};
-}
-
-StatsOptions stats_options_from_json(const json& j, const std::string& w) {
-  StatsOptions o;
-  o.noise_band = field<double>(j, "noise_band", w);
-  o.confidence = field<double>(j, "confidence", w);
-  o.resamples = field<int>(j, "resamples", w);
-  o.seed = field<std::uint64_t>(j, "seed", w);
-  o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
-  return o;
-}
 
 json to_json(const Report& r) {
   json shapes = json::array();

@@ -184,6 +184,24 @@ std::string sol_legend(const Report& r) {
          join(r.sol.gpus, ", ") + ", from " + r.sol.table + " (docs/roofline.md)";
 }
 
+std::vector<std::string> interval_notes(const Report& r) {
+  std::vector<std::string> shapes;
+  double df = 0;
+  for (const auto& row : r.shapes)
+    if ((row.verdict == Verdict::ambiguous || row.verdict == Verdict::unstable) && row.variation &&
+        row.variation->df < 4) {
+      shapes.push_back(row.shape);
+      df = std::max(df, row.variation->df);
+    }
+  if (shapes.empty()) return {};
+  return {std::to_string(shapes.size()) + " undecided shape(s) (" + shapes.front() +
+          (shapes.size() > 1 ? ", ..." : "") + ") know how much whole arms differ from at most " +
+          fixed(df, 0) +
+          " degree(s) of freedom, which widens their intervals; more blocks narrow "
+          "them: --rounds N, or --until-decided N for the undecided shapes only "
+          "(docs/statistics.md#variation-between-arms)"};
+}
+
 std::vector<std::string> clock_notes(const Report& r) {
   std::vector<std::string> out;
   int normalized = 0;

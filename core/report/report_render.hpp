@@ -75,6 +75,9 @@ std::vector<std::string> layer_row(const PrecisionSum& p);
 // baseline's, one sentence per line (none for arms without clocked samples). arm_clock: an
 // arm's median clock and fitted slope, "1452 MHz, slope -0.98", or "-".
 std::vector<std::string> clock_notes(const Report& r);
+// Why undecided shapes have wide intervals when few arms measured how much whole arms differ, and
+// what to do (more blocks); none when no shape is undecided with fewer than 4 degrees of freedom.
+std::vector<std::string> interval_notes(const Report& r);
 std::string arm_clock(const ArmStats& a);
 // Text from result files (failure reasons, notes) on one line, with control characters (terminal
 // escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.

@@ -138,7 +138,9 @@ double Rng::normal() {
 }
 
 double Rng::gamma(double shape) {
-  if (!(shape >= 1)) throw Error("Rng::gamma: shape " + std::to_string(shape) + " < 1");
+  if (!(shape > 0)) throw Error("Rng::gamma: shape " + std::to_string(shape) + " <= 0");
+  // Below 1, Gamma(a) = Gamma(a + 1) * U^(1/a) (Marsaglia & Tsang's boost).
+  if (shape < 1) return gamma(shape + 1) * std::pow(uniform(), 1 / shape);
   // Marsaglia & Tsang (2000), "A simple method for generating gamma variables".
   const double d = shape - 1.0 / 3, c = 1 / std::sqrt(9 * d);
   for (;;) {
@@ -153,6 +155,10 @@ double Rng::gamma(double shape) {
 double Rng::beta(double a, double b) {
   double x = gamma(a), y = gamma(b);
   return x / (x + y);
+}
+
+double Rng::chi_square(double df) {
+  return 2 * gamma(df / 2);
 }
 
 double resampled_median(std::span<const double> sorted, Rng& rng) {
@@ -229,33 +235,37 @@ std::uint64_t stream_seed(std::uint64_t seed, std::string_view key) {
   return z ^ (z >> 31);
 }
 
-namespace {
-
-double mean_of_medians(const std::vector<std::vector<double>>& arms, const char* which) {
-  double sum = 0;
-  for (const auto& arm : arms) {
-    std::vector<double> copy = arm;
-    double m = median_in_place(copy);
-    if (!(m > 0) || !std::isfinite(m))
-      throw Error(std::string(which) + " arm has median " + std::to_string(m) +
-                  " ns: times must be positive and finite");
-    sum += m;
+ArmVariation own_arm_variation(std::span<const double> log_a, std::span<const double> log_b,
+                               double within_variance) {
+  double ss = 0;
+  double df = 0;
+  for (auto logs : {log_a, log_b}) {
+    if (logs.size() < 2) continue;
+    double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
+    for (double y : logs) ss += (y - mean) * (y - mean);
+    df += static_cast<double>(logs.size() - 1);
   }
-  return sum / static_cast<double>(arms.size());
+  if (df == 0) return {};
+  return {std::max(0.0, ss / df - within_variance), df};
 }
 
-std::vector<std::vector<double>> sorted_copies(const std::vector<std::vector<double>>& arms) {
-  auto out = arms;
-  for (auto& a : out) std::sort(a.begin(), a.end());
-  return out;
+ArmVariation pooled_arm_variation(const std::vector<ArmVariation>& others) {
+  double weighted = 0, df = 0;
+  for (const auto& o : others) {
+    weighted += o.df * o.variance;
+    df += o.df;
+  }
+  if (df == 0) return {};
+  return {weighted / df, std::min(df, kPriorDfCap)};
 }
 
-// One bootstrap replicate of mean(medians): each arm resampled with replacement to its own size.
-double resampled_mean_of_medians(const std::vector<std::vector<double>>& sorted_arms, Rng& rng) {
-  double sum = 0;
-  for (const auto& arm : sorted_arms) sum += resampled_median(arm, rng);
-  return sum / static_cast<double>(sorted_arms.size());
+ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation& prior) {
+  const double df = own.df + prior.df;
+  if (df == 0) return {};
+  return {(own.df * own.variance + prior.df * prior.variance) / df, df};
 }
+
+namespace {
 
 void check_arms(const std::vector<std::vector<double>>& arms, const char* which) {
   if (arms.empty()) throw Error(std::string("speedup needs at least one ") + which + " arm");
@@ -263,32 +273,133 @@ void check_arms(const std::vector<std::vector<double>>& arms, const char* which)
     if (a.empty()) throw Error(std::string(which) + " arm has no samples");
 }
 
+// One variant's arms, sorted for resampled_median, with their medians.
+struct VariantArms {
+  std::vector<std::vector<double>> sorted;
+  std::vector<double> medians;
+  double mean_of_medians = 0;
+};
+
+VariantArms variant_arms(const std::vector<std::vector<double>>& arms, const char* which) {
+  check_arms(arms, which);
+  VariantArms v;
+  v.sorted = arms;
+  double sum = 0;
+  for (auto& a : v.sorted) {
+    std::sort(a.begin(), a.end());
+    double m = median(a);
+    if (!(m > 0) || !std::isfinite(m))
+      throw Error(std::string(which) + " arm has median " + std::to_string(m) +
+                  " ns: times must be positive and finite");
+    v.medians.push_back(m);
+    sum += m;
+  }
+  v.mean_of_medians = sum / static_cast<double>(arms.size());
+  return v;
+}
+
+// Running mean and variance of one arm's log replicate medians (Welford).
+struct LogMoments {
+  double n = 0, mean = 0, m2 = 0;
+  void add(double x) {
+    n += 1;
+    double d = x - mean;
+    mean += d / n;
+    m2 += d * (x - mean);
+  }
+  double variance() const { return n > 1 ? m2 / (n - 1) : 0; }
+};
+
+// One bootstrap replicate of a variant's mean of medians: each arm resampled with replacement to
+// its own size; each arm's log replicate median also goes to its moments.
+double resampled_mean(const VariantArms& v, std::vector<LogMoments>& moments, Rng& rng) {
+  double sum = 0;
+  for (std::size_t i = 0; i < v.sorted.size(); ++i) {
+    double m = resampled_median(v.sorted[i], rng);
+    moments[i].add(std::log(m));
+    sum += m;
+  }
+  return sum / static_cast<double>(v.sorted.size());
+}
+
+std::vector<double> logs_of(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(std::log(x));
+  return out;
+}
+
+// A draw of the between-arm term on the log scale, kept finite: with 1 df (Cauchy tails) a draw
+// can be arbitrarily large, and e^30 is already far beyond any interval a reader could use.
+double clamp_log(double x) {
+  return std::clamp(x, -30.0, 30.0);
+}
+
 }  // namespace
 
-RatioEstimate bootstrap_ratio(const std::vector<std::vector<double>>& a_arms,
-                              const std::vector<std::vector<double>>& b_arms,
-                              const StatsOptions& opt, std::uint64_t stream) {
+ArmBootstrap bootstrap_arms(const std::vector<std::vector<double>>& a_arms,
+                            const std::vector<std::vector<double>>& b_arms, const StatsOptions& opt,
+                            std::uint64_t stream) {
   validate(opt);
-  check_arms(a_arms, "baseline (A)");
-  check_arms(b_arms, "candidate (B)");
-  RatioEstimate e;
-  e.baseline_ns = mean_of_medians(a_arms, "baseline (A)");
-  e.candidate_ns = mean_of_medians(b_arms, "candidate (B)");
-  e.ratio = e.baseline_ns / e.candidate_ns;
-
-  const auto a_sorted = sorted_copies(a_arms), b_sorted = sorted_copies(b_arms);
+  const VariantArms a = variant_arms(a_arms, "baseline (A)");
+  const VariantArms b = variant_arms(b_arms, "candidate (B)");
+  ArmBootstrap e;
+  e.baseline_ns = a.mean_of_medians;
+  e.candidate_ns = b.mean_of_medians;
+  e.baseline_arms = static_cast<int>(a_arms.size());
+  e.candidate_arms = static_cast<int>(b_arms.size());
+  e.stream = stream;
   Rng rng(stream);
   auto n = static_cast<std::size_t>(opt.resamples);
   e.rep_baseline_ns.resize(n);
   e.rep_candidate_ns.resize(n);
-  std::vector<double> ratios(n);
+  std::vector<LogMoments> a_moments(a_arms.size()), b_moments(b_arms.size());
   for (std::size_t r = 0; r < n; ++r) {
-    e.rep_baseline_ns[r] = resampled_mean_of_medians(a_sorted, rng);
-    e.rep_candidate_ns[r] = resampled_mean_of_medians(b_sorted, rng);
-    ratios[r] = e.rep_baseline_ns[r] / e.rep_candidate_ns[r];
+    e.rep_baseline_ns[r] = resampled_mean(a, a_moments, rng);
+    e.rep_candidate_ns[r] = resampled_mean(b, b_moments, rng);
   }
+  double within = 0;
+  for (const auto* moments : {&a_moments, &b_moments})
+    for (const auto& m : *moments) within += m.variance();
+  within /= static_cast<double>(a_arms.size() + b_arms.size());
+  e.own = own_arm_variation(logs_of(a.medians), logs_of(b.medians), within);
+  return e;
+}
+
+RatioEstimate bootstrap_ratio(const ArmBootstrap& arms, const ArmVariation& prior,
+                              const StatsOptions& opt) {
+  validate(opt);
+  RatioEstimate e;
+  e.baseline_ns = arms.baseline_ns;
+  e.candidate_ns = arms.candidate_ns;
+  e.ratio = e.baseline_ns / e.candidate_ns;
+  e.own = arms.own;
+  e.variation = moderated_arm_variation(arms.own, prior);
+  e.rep_baseline_ns = arms.rep_baseline_ns;
+  e.rep_candidate_ns = arms.rep_candidate_ns;
+  const std::size_t n = e.rep_baseline_ns.size();
+  if (e.variation.df > 0 && e.variation.variance > 0) {
+    // Its own stream: the sample-level replicates above stay what they were without this term.
+    Rng rng(stream_seed(arms.stream, "between-arm"));
+    const double nu = e.variation.df, sigma = std::sqrt(e.variation.variance);
+    const double sa = sigma / std::sqrt(arms.baseline_arms);
+    const double sb = sigma / std::sqrt(arms.candidate_arms);
+    for (std::size_t r = 0; r < n; ++r) {
+      const double scale = std::sqrt(nu / rng.chi_square(nu));
+      e.rep_baseline_ns[r] *= std::exp(clamp_log(sa * rng.normal() * scale));
+      e.rep_candidate_ns[r] *= std::exp(clamp_log(sb * rng.normal() * scale));
+    }
+  }
+  std::vector<double> ratios(n);
+  for (std::size_t r = 0; r < n; ++r) ratios[r] = e.rep_baseline_ns[r] / e.rep_candidate_ns[r];
   e.ci = percentile_interval(ratios, opt.confidence);
   return e;
+}
+
+RatioEstimate bootstrap_ratio(const std::vector<std::vector<double>>& a_arms,
+                              const std::vector<std::vector<double>>& b_arms,
+                              const StatsOptions& opt, std::uint64_t stream,
+                              const ArmVariation& prior) {
+  return bootstrap_ratio(bootstrap_arms(a_arms, b_arms, opt, stream), prior, opt);
 }
 
 AggregateEstimate aggregate(const std::vector<const RatioEstimate*>& shapes,

@@ -96,8 +96,9 @@ class Rng {
   // Uniform double in the open interval (0, 1), from the top 53 bits of one draw.
   double uniform();
   double normal();                  // standard normal (Marsaglia's polar method)
-  double gamma(double shape);       // Gamma(shape, 1), shape >= 1 (Marsaglia-Tsang)
+  double gamma(double shape);       // Gamma(shape, 1), shape > 0 (Marsaglia-Tsang)
   double beta(double a, double b);  // Beta(a, b), a, b >= 1
+  double chi_square(double df);     // chi-square with df > 0 degrees of freedom: 2 Gamma(df / 2)
 
  private:
   std::mt19937_64 engine_;
@@ -139,7 +140,68 @@ double clock_slope(std::span<const double> ns, std::span<const double> mhz);
 std::vector<double> clock_adjusted(std::span<const double> ns, std::span<const double> mhz,
                                    double slope, double ref_mhz);
 
+// --- Variation between arms --------------------------------------------------------------------
+//
+// The unit that varies is the arm, not the sample: each arm is a process of its own, with its own
+// placement, clock and machine state at that moment, and whole arms differ by more than their
+// samples' noise explains (CPU A/A arms on a loaded 2-vCPU machine: medians 1x or 1.85x of each
+// other; GPU arms at one SM clock: within about 0.1 %). The model, per shape, on the log scale:
+//
+//   log(median of arm i of variant v) = mu_v + b_i + e_i
+//
+// b_i ~ N(0, sigma_b^2) is the arm's own offset, with sigma_b^2 common to both variants of the
+// shape; e_i is the sampling error of the arm's median, which the sample bootstrap measures.
+// docs/statistics.md states the assumptions and the evidence.
+
+// An estimate of sigma_b^2 (log scale: 1e-4 is a 1 % standard deviation between arms) and its
+// degrees of freedom.
+struct ArmVariation {
+  double variance = 0;
+  double df = 0;
+  bool operator==(const ArmVariation&) const = default;
+};
+
+// The shape's own estimate: the pooled variance of log arm medians around each variant's mean
+// (df = arms - 2; one ABA block has 1: A1 against A2), less the mean sampling variance of one arm's
+// log median (`within_variance`, which the pooled variance also contains), floored at 0. df 0 when
+// neither variant has two arms.
+ArmVariation own_arm_variation(std::span<const double> log_baseline_medians,
+                               std::span<const double> log_candidate_medians,
+                               double within_variance);
+
+// The prior a shape borrows from the other shapes of its run: their estimates pooled (variance
+// weighted by df), with df summed but capped at kPriorDfCap, so that one shape's own arms still
+// count when the shapes of a grid differ in how much their arms vary.
+inline constexpr double kPriorDfCap = 10;
+ArmVariation pooled_arm_variation(const std::vector<ArmVariation>& others);
+
+// Empirical-Bayes moderation, as limma moderates gene-wise variances: (d0 s0^2 + d s^2) / (d0 + d)
+// with d0 + d degrees of freedom. One ABA block (d = 1) alone would need t(0.975, 1) = 12.7 and
+// hide any real change; pooled with the other shapes' arms it does not, yet a shape whose own A1
+// and A2 disagree still widens its interval.
+ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation& prior);
+
 // --- Per-shape ratio ---------------------------------------------------------------------------
+
+// Stage one of a shape's interval: the arms' medians, the sample-level bootstrap of each variant's
+// mean of medians, and the shape's own between-arm estimate. Stage two (bootstrap_ratio below)
+// needs the other shapes' estimates, so the report computes stage one for every shape first.
+struct ArmBootstrap {
+  double baseline_ns = 0;   // mean of the A arms' medians
+  double candidate_ns = 0;  // mean of the B arms' medians
+  int baseline_arms = 0, candidate_arms = 0;
+  // Replicate r of each variant's mean of medians, from resampled samples only.
+  std::vector<double> rep_baseline_ns, rep_candidate_ns;
+  ArmVariation own;
+  std::uint64_t stream = 0;
+};
+
+// Each replicate resamples every arm's samples with replacement (same count, through
+// resampled_median) and recomputes each arm's median; the spread of an arm's replicate medians is
+// its sampling variance. Throws when an arm list or an arm is empty or a median is not positive.
+ArmBootstrap bootstrap_arms(const std::vector<std::vector<double>>& a_arms,
+                            const std::vector<std::vector<double>>& b_arms, const StatsOptions& opt,
+                            std::uint64_t stream);
 
 // Speedup of one shape and its bootstrap distribution.
 struct RatioEstimate {
@@ -147,19 +209,29 @@ struct RatioEstimate {
   double candidate_ns = 0;  // mean of the B arms' medians
   double ratio = 0;         // baseline_ns / candidate_ns
   Interval ci;
-  // Replicate r's baseline and candidate time. Kept so that aggregates over shapes can be
-  // bootstrapped by combining replicate r of every shape (shapes are measured independently).
+  ArmVariation own;        // the shape's own between-arm estimate
+  ArmVariation variation;  // moderated with the prior: what the interval used
+  // Replicate r's baseline and candidate time, between-arm draws included. Kept so that
+  // aggregates over shapes can be bootstrapped by combining replicate r of every shape (shapes
+  // are measured independently).
   std::vector<double> rep_baseline_ns, rep_candidate_ns;
 };
 
-// Point estimate: mean(median(a) for a in a_arms) / mean(median(b) for b in b_arms). Interval: each
-// replicate resamples every arm's samples with replacement (same count, through
-// resampled_median), recomputes each arm's median and the ratio; the interval is the percentile
-// interval of the replicates. Throws when an arm list or an arm is empty or a median is not
-// positive.
+// Point estimate: mean(median(a) for a in a_arms) / mean(median(b) for b in b_arms). Interval: two
+// levels. Replicate r takes stage one's resampled means and multiplies each variant's by
+// exp(sigma / sqrt(k) * Z * sqrt(nu / X)), k that variant's arms, Z standard normal (one per
+// variant), X chi-square with nu = the moderated df (one per replicate, shared by both variants:
+// the uncertainty of sigma itself), sigma^2 the moderated variance: a Student t draw of the mean
+// of k arm offsets. The interval is the percentile interval of the replicate ratios. The
+// between-arm draws come from their own stream, so the sample level is unchanged by them. With
+// no between-arm degrees of freedom at all (nu = 0) no draw is added: the caller must say so.
+RatioEstimate bootstrap_ratio(const ArmBootstrap& arms, const ArmVariation& prior,
+                              const StatsOptions& opt);
+// Both stages for one shape with a given prior (none by default: the shape's own arms only).
 RatioEstimate bootstrap_ratio(const std::vector<std::vector<double>>& a_arms,
                               const std::vector<std::vector<double>>& b_arms,
-                              const StatsOptions& opt, std::uint64_t stream);
+                              const StatsOptions& opt, std::uint64_t stream,
+                              const ArmVariation& prior = {});
 
 // --- Across shapes -----------------------------------------------------------------------------
 

@@ -36,15 +36,26 @@ for f in md json csv svg; do cmp -s before/report.$f $R/report.$f || fail "repor
 expect_rc 0 "$ABH" verify $R
 grep -q "$(jget $R/report.json 'j["provenance"]["result_set_digest"]')" "$T/last.out" || fail "verify digest differs from the report's"
 
-# Swapped revisions: the naive kernel as candidate is a regression.
-expect_rc 5 "$ABH" run --repo repo --baseline HEAD --candidate HEAD~1 --grid grid.json \
-  --runs-root runs --run-id slower "${FAST[@]}" --fail-on-regression --quiet
-grep -q "regressed" "$T/last.err" || fail "regression not explained"
+# Swapped revisions: the naive kernel as candidate must never pass the gate. On a quiet machine it
+# is a regression (exit 5); on one loaded so heavily that the arms cannot decide it (the test
+# suite beside two busy loops and other builds: arms of the same code 5-40 % apart), it is
+# undecided (exit 6), named on stderr. Exit 5 itself is tested deterministically in verdicts.sh.
+set +e
+"$ABH" run --repo repo --baseline HEAD --candidate HEAD~1 --grid grid.json --runs-root runs \
+  --run-id slower "${FAST[@]}" --fail-on-regression --quiet --schedule abba --until-decided 2 \
+  >"$T/last.out" 2>"$T/last.err"
+rc=$?
+set -e
+case $rc in
+  5) grep -q "regressed beyond the noise band" "$T/last.err" || fail "regression not explained" ;;
+  6) grep -q "could not be decided" "$T/last.err" || fail "undecided shapes not explained" ;;
+  *) cat "$T/last.err" >&2; fail "the naive kernel as candidate exited $rc, not 5 or 6" ;;
+esac
 expect_rc 0 "$ABH" report runs/slower --quiet
-expect_rc 5 "$ABH" report runs/slower --quiet --fail-on-regression
+expect_rc $rc "$ABH" report runs/slower --quiet --fail-on-regression
 
 # A missing result makes the sweep incomplete (exit 4), and the report marks the shape failed.
-rm runs/slower/results/m32_n32_k32/B.json
+rm runs/slower/results/m32_n32_k32/B1.json
 expect_rc 4 "$ABH" report runs/slower --quiet
 [ "$(jget runs/slower/report.json '[s["verdict"] for s in j["shapes"]][0]')" = failed ] || fail "missing arm not marked failed"
 expect_rc 2 "$ABH" run --repo repo --baseline HEAD --candidate HEAD --grid grid.json --print yaml

@@ -44,6 +44,8 @@ inline Plan fixture_plan(int gpus = 0) {
   p.shapes = {Shape{"m32", "fc1", json{{"m", 32}}}, Shape{"m64", "", json{{"m", 64}}}};
   p.schedule.gpus = gpus ? gpus : 1;
   p.tasks = make_schedule(p.shapes, p.schedule);
+  // Each lane pinned to one CPU of its own, its other CPU beside it (placement.hpp).
+  for (auto& t : p.tasks) t.cpus = {2 * t.gpu + 1, 2 * t.gpu};
   Environment host;
   host.hostname = "bench-host";
   host.os = "Linux 6.1 x86_64";
@@ -86,6 +88,7 @@ inline ArmResult fixture_result(const Plan& p, const Task& t) {
   r.source = v.source;
   r.environment = p.machine.at(static_cast<size_t>(t.gpu));
   r.environment.libraries = v.libraries;
+  r.placement = {t.cpus, {t.cpus.front()}, {t.cpus.front()}};
   r.telemetry.before.unavailable_reason = "no GPU";
   r.telemetry.after = r.telemetry.before;
   r.measurement.timer = "steady";

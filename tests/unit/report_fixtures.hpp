@@ -54,6 +54,7 @@ inline Plan make_plan(int shapes, const std::string& schedule = "aba") {
   }
   p.schedule.name = schedule;
   p.tasks = make_schedule(p.shapes, p.schedule);
+  for (auto& t : p.tasks) t.cpus = {7};
   Environment env;
   env.hostname = "host";
   env.os = "Linux 6.1";

@@ -283,6 +283,28 @@ TEST_CASE("provenance: environment names the differing leaf field") {
   check_refused(run, {{"environment", kB, field}});
 }
 
+TEST_CASE("provenance: placement refuses an arm that ran elsewhere than the plan placed it") {
+  Run run;
+  std::string field;
+  SUBCASE("another CPU list") {
+    run.forge(kB, [](json& j) { j["placement"]["cpus"] = json::array({5}); });
+    field = "placement.cpus";
+  }
+  SUBCASE("not pinned") {
+    run.forge(kB, [](json& j) { j["placement"]["affinity"] = json::array({0, 1}); });
+    field = "placement.affinity";
+  }
+  SUBCASE("seen on another CPU") {
+    run.forge(kB, [](json& j) { j["placement"]["seen"] = json::array({0, 1}); });
+    field = "placement.seen";
+  }
+  SUBCASE("seen nowhere") {
+    run.forge(kB, [](json& j) { j["placement"]["seen"] = json::array(); });
+    field = "placement.seen";
+  }
+  check_refused(run, {{"placement", kB, field}});
+}
+
 TEST_CASE("provenance: samples needs at least one and one clock reading per sample") {
   Run run;
   SUBCASE("no samples") {

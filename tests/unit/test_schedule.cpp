@@ -97,4 +97,26 @@ TEST_CASE("schedule: names are listed and bad options are usage errors naming th
   o.gpus = 0;
   CHECK_THROWS_WITH_AS(make_schedule(shapes(1), o), "--gpus must name at least one GPU",
                        UsageError);
+  o = {};
+  o.until_decided = -1;
+  CHECK_THROWS_WITH_AS(make_schedule(shapes(1), o), "--until-decided must be >= 0", UsageError);
+  // One random block gives one arm per variant: the variation between arms has no estimate.
+  o = {};
+  o.name = "random";
+  CHECK_THROWS_WITH_AS(make_schedule(shapes(1), o), doctest::Contains("use --rounds 2 or more"),
+                       UsageError);
+}
+
+TEST_CASE("schedule: --until-decided appends conditional blocks that number the arms on") {
+  ScheduleOptions o;
+  o.until_decided = 2;
+  auto t = make_schedule(shapes(1), o);
+  REQUIRE(t.size() == 9);
+  std::string arms;
+  for (const auto& x : t) {
+    arms += x.arm + " ";
+    CHECK(x.conditional == (x.round >= 1));
+  }
+  CHECK(arms == "A1 B1 A2 A3 B2 A4 A5 B3 A6 ");
+  CHECK(t[8].round == 2);
 }

@@ -1,0 +1,54 @@
+#include "adaptive_sweep.hpp"
+
+#include <iostream>
+#include <set>
+
+#include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
+#include "system/text.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string relative_result(const fs::path& run_dir, const Task& t) {
+  return result_path(run_dir, t).lexically_relative(run_dir).generic_string();
+}
+
+}  // namespace
+
+int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+                        SweepOptions opt) {
+  if (plan.schedule.until_decided == 0) return 0;
+  int ran = 0;
+  Validation v = validate_run(run_dir, plan);
+  while (v.problems.empty()) {
+    const AdaptiveBlocks blocks = adaptive_blocks(plan, v.outcomes);
+    std::set<std::string> done;
+    for (const auto& o : v.outcomes)
+      if (o.result) done.insert(relative_result(run_dir, o.task));
+    auto wanted = [&](const Task& t) { return t.conditional && in_effect(t, blocks); };
+    std::vector<std::string> pending;
+    for (const auto& t : plan.tasks) {
+      const std::string what = t.shape + " block " + std::to_string(t.round);
+      if (wanted(t) && !done.count(relative_result(run_dir, t)) &&
+          (pending.empty() || pending.back() != what))
+        pending.push_back(what);
+    }
+    if (pending.empty()) break;
+    if (!opt.quiet)
+      std::cerr << "until decided: running " << join(pending, ", ")
+                << " (unstable or ambiguous so far)\n";
+    opt.select = wanted;
+    const SweepSummary s = run_sweep(run_dir, plan, worker, done, opt);
+    ran += s.ran;
+    // A failed arm stops the extension: the next decision would rest on a missing arm. Resume
+    // measures it again and continues.
+    if (s.failed > 0 || s.ran == 0) break;
+    v = validate_run(run_dir, plan, &v);
+  }
+  return ran;
+}
+
+}  // namespace abh

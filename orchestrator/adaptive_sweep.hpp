@@ -1,0 +1,19 @@
+// Runs the conditional blocks of `--until-decided` (report/adaptive.hpp) after the planned ones:
+// block by block, each block of every shape the rule calls for, its arms back to back. Resume
+// calls it too, so an interrupted extension continues where it stopped.
+#pragma once
+
+#include <filesystem>
+
+#include "model/plan.hpp"
+#include "sweep.hpp"
+
+namespace abh {
+
+// Runs until the rule calls for no block that has no valid result, or a block waits on an arm
+// that failed (resume measures it again and goes on), or validation finds a problem (the report
+// step refuses the run). Returns how many arms it ran.
+int run_adaptive_blocks(const std::filesystem::path& run_dir, const Plan& plan,
+                        const std::filesystem::path& worker, SweepOptions opt);
+
+}  // namespace abh

@@ -1,0 +1,101 @@
+// The CI gate of --fail-on-regression (report/gate.hpp, docs/exit-codes.md): which shapes are
+// regressions and which cannot be decided, on hand-made report rows.
+#include <doctest/doctest.h>
+
+#include "report/gate.hpp"
+
+using namespace abh;
+
+namespace {
+
+ArmStats arm(const char* name, const char* variant, double median_ns) {
+  ArmStats a;
+  a.arm = name;
+  a.variant = variant;
+  a.ok = true;
+  a.median_ns = median_ns;
+  return a;
+}
+
+// An A1, B1, B2, A2 row (both B arms at `b`) with the given medians, verdict and interval.
+ShapeRow row(const char* id, Verdict v, double a1, double b, double a2, Interval ci) {
+  ShapeRow r;
+  r.shape = id;
+  r.verdict = v;
+  r.arms = {arm("A1", "baseline", a1), arm("B1", "candidate", b), arm("B2", "candidate", b),
+            arm("A2", "baseline", a2)};
+  r.speedup = (a1 + a2) / 2 / b;
+  r.ci = ci;
+  r.drift = a2 / a1;
+  return r;
+}
+
+Report report_of(std::vector<ShapeRow> rows) {
+  Report r;
+  r.stats.noise_band = 0.01;
+  r.shapes = std::move(rows);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("gate: slower is a regression, same and faster pass") {
+  GateResult g = judge_gate(report_of({row("s", Verdict::slower, 100, 120, 100, {0.8, 0.86}),
+                                       row("e", Verdict::same, 100, 100, 100, {0.995, 1.005}),
+                                       row("f", Verdict::faster, 120, 100, 120, {1.15, 1.25})}));
+  REQUIRE(g.regressions.size() == 1);
+  CHECK(g.regressions[0].shape == "s");
+  CHECK(g.regressions[0].reason.find("slower") == 0);
+  CHECK(g.undecided.empty());
+  CHECK(g.failed.empty());
+}
+
+TEST_CASE("gate: an unstable shape whose candidate is slower than every baseline arm regressed") {
+  // The naive kernel under two busy loops: the baseline drifted 50 %, yet B is 2.5x the slower A.
+  GateResult g = judge_gate(report_of({row("u", Verdict::unstable, 100, 400, 150, {0.2, 0.5})}));
+  REQUIRE(g.regressions.size() == 1);
+  CHECK(g.regressions[0].reason.find("every candidate arm is slower") != std::string::npos);
+  CHECK(g.undecided.empty());
+  // A single candidate arm (ABA) cannot be told from one slow arm: undecided, not passed.
+  ShapeRow aba = row("u", Verdict::unstable, 100, 400, 150, {0.2, 0.5});
+  aba.arms.erase(aba.arms.begin() + 2);
+  g = judge_gate(report_of({aba}));
+  CHECK(g.regressions.empty());
+  CHECK(g.undecided.size() == 1);
+  // Overlapping arms: B between A1 and A2 is undecided, not passed.
+  g = judge_gate(report_of({row("u", Verdict::unstable, 100, 120, 150, {0.9, 1.2})}));
+  REQUIRE(g.undecided.size() == 1);
+  CHECK(g.undecided[0].reason.find("unstable") == 0);
+  CHECK(g.regressions.empty());
+  // Slower than both baseline arms, but by less than they differ from each other: undecided.
+  g = judge_gate(report_of({row("u", Verdict::unstable, 100, 200, 150, {0.6, 0.9})}));
+  CHECK(g.regressions.empty());
+  CHECK(g.undecided.size() == 1);
+}
+
+TEST_CASE("gate: undecided shapes pass only when separated faster, failed shapes are listed") {
+  GateResult g = judge_gate(report_of({row("a", Verdict::ambiguous, 100, 100.5, 100, {0.98, 1.01}),
+                                       row("up", Verdict::unstable, 200, 100, 150, {1.4, 1.9})}));
+  REQUIRE(g.undecided.size() == 1);
+  CHECK(g.undecided[0].shape == "a");
+  CHECK(g.undecided[0].reason.find("ambiguous") == 0);
+  ShapeRow f;
+  f.shape = "x";
+  f.verdict = Verdict::failed;
+  f.failure = "A2: exit code 3";
+  g = judge_gate(report_of({f}));
+  REQUIRE(g.failed.size() == 1);
+  CHECK(g.failed[0].reason == "failed: A2: exit code 3");
+  CHECK(g.regressions.empty());
+}
+
+TEST_CASE("gate: separation compares the extreme arms against the band and the baseline spread") {
+  // The baseline spread is 1 %: B must exceed 101 x 1.01 x 1.01 = 103.03 at a 1 % band.
+  ShapeRow r = row("s", Verdict::unstable, 100, 104, 101, {0.9, 1.0});
+  CHECK(separated_slower(r, 0.01));
+  CHECK(!separated_slower(r, 0.02));  // 101 x 1.02 x 1.01 = 104.05: not beyond a 2 % band
+  CHECK(!separated_slower(row("s", Verdict::unstable, 100, 103, 101, {0.9, 1.0}), 0.01));
+  CHECK(!separated_faster(r, 0.01));
+  r.arms[2].ok = false;  // a failed arm: nothing is separated
+  CHECK(!separated_slower(r, 0.01));
+}
