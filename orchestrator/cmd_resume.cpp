@@ -45,7 +45,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
     print_problems(before);
     return exit_code::kProvenance;
   }
-  auto done = valid_results(run_dir, before);
+  auto done = valid_results(before);
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << before.outcomes.size()
             << " arms already valid\n";
   const SweepSummary s = run_sweep(run_dir, plan, worker, done, sweep_options(flags));

@@ -2,7 +2,7 @@
 """Writes a minimal one-arm plan.json so the GPU tests can drive abharness-worker without the
 orchestrator (which needs libgit2, absent on the GPU machine).
 
-Mirrors core/model/plan.cpp's schema (plan schema 1); if the plan schema changes, this file must too —
+Mirrors core/model/plan.cpp's schema (plan schema 2); if the plan schema changes, this file must too —
 the worker refuses a plan it cannot read, so a drift shows up as a failing test, not a wrong one.
 
 usage: make_plan.py RUN_DIR PLUGIN_SO ENV_JSON PARAMS_JSON [key=value ...]
@@ -56,7 +56,8 @@ def main():
         except ValueError:
             settings[k] = v
     plan = {
-        "schema_version": 1, "harness_version": "0.1.0", "run_id": "gpu-test",
+        "schema_version": 2, "harness_version": "0.1.0", "run_id": "gpu-test",
+        "run_nonce": os.urandom(16).hex(),
         "created_at": "2026-01-01T00:00:00.000Z", "repo": "/nonexistent",
         "plugin_target": "cuda", "command": ["tests/gpu/make_plan.py"],
         "worker_sha256": "",
@@ -69,9 +70,16 @@ def main():
         "shapes": [{"id": "s", "params": json.loads(params)}],
         "settings": settings,
         "schedule": {"name": "aba", "rounds": 1, "seed": 0, "gpus": 1},
-        "tasks": [{"shape": "s", "arm": "A1", "variant": "baseline", "round": 0, "gpu": 0}],
+        # One CPU this process may use: the worker pins itself to the task's CPUs.
+        "tasks": [{"shape": "s", "arm": "A1", "variant": "baseline", "round": 0, "gpu": 0,
+                   "conditional": False, "cpus": [min(os.sched_getaffinity(0))]}],
         "machine": [env],
+        "placement_notes": [],
     }
+    # The digest every reader recomputes: SHA-256 of the canonical JSON (sorted keys, no spaces,
+    # UTF-8) of everything else, as nlohmann's dump() writes it.
+    canonical = json.dumps(plan, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    plan["payload_sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
     with open(os.path.join(run_dir, "plan.json"), "w") as f:
         json.dump(plan, f, indent=1)
 

@@ -235,7 +235,7 @@ TEST_CASE("provenance: python-interpreter refuses an arm under another interpret
   for (const auto& t : run.plan.tasks) {
     ArmResult r = test::fixture_result(run.plan, t);
     r.python = arm;
-    write_result(result_path(run.dir, t), r);
+    write_result(run.dir, result_rel(t), r);
   }
   CHECK(run.validate().problems.empty());
   SUBCASE("other distributions") {
