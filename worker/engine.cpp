@@ -102,13 +102,16 @@ std::chrono::steady_clock::time_point process_start() {
 }
 
 // The worker's files as this process runs them: its own executable or the front end's launcher,
-// and the engine library this code was loaded from; the rest as installed beside the engine.
+// and the engine library this code was loaded from; the rest as installed beside the executable.
 wp::WorkerFiles running_files(const abh_worker_front_end* fe) {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&abh_worker_main), &info) == 0 || !info.dli_fname)
     throw Error("cannot find the worker engine's own file (dladdr)");
   const fs::path engine = fs::canonical(info.dli_fname);
-  wp::WorkerFiles files = wp::worker_files(engine.parent_path());
+  // The directory of the executable and of python/: the launcher is python/abharness_worker.py.
+  const fs::path bin = fe ? fs::canonical(fe->launcher_path).parent_path().parent_path()
+                          : fs::canonical("/proc/self/exe").parent_path();
+  wp::WorkerFiles files = wp::worker_files(bin);
   files.engine = engine;
   if (fe) {
     files.launcher = fs::canonical(fe->launcher_path);

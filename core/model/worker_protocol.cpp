@@ -64,7 +64,13 @@ std::vector<std::string> python_interpreter_command(const std::string& python,
 }
 
 WorkerFiles worker_files(const std::filesystem::path& dir) {
-  return {dir / kWorkerExecutable, dir / kWorkerEngine, dir / kPythonLauncher, dir / kPythonHelper};
+  // The engine sits beside the executable in a build tree, and in lib/ next to bin/ when installed.
+  std::filesystem::path engine = dir / kWorkerEngine;
+  std::error_code ec;
+  if (!std::filesystem::exists(engine, ec) &&
+      std::filesystem::exists(dir.parent_path() / "lib" / kWorkerEngine, ec))
+    engine = dir.parent_path() / "lib" / kWorkerEngine;
+  return {dir / kWorkerExecutable, engine, dir / kPythonLauncher, dir / kPythonHelper};
 }
 
 std::string worker_digest(const WorkerFiles& f) {

@@ -63,7 +63,8 @@ def main():
         "worker_sha256": "",
         "variants": [{
             "name": "baseline", "source": identity(),
-            "recipe": {"target": "cuda", "argv": [], "artifact": rel, "env": {},
+            "recipe": {"target": "cuda", "argv": ["tests/gpu/make_plan.py"], "artifact": rel,
+                       "env": {},
                        "shell": False, "timeout_s": 60.0},
             "plugin": rel, "plugin_sha256": plugin_sha, "build_cache_key": "",
             "toolchain_id": "", "device": "cuda", "libraries": {}}],
