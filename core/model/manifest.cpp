@@ -99,8 +99,8 @@ bool is_dotted_name(const std::string& s) {
 void check_no_build_fields(const json& p, const std::string& where) {
   for (const char* k : {"artifact", "env", "shell"})
     if (p.contains(k))
-      throw UsageError(where + "/" + k +
-                       ": belongs to a build step, and this Python plugin has none; fix: add "
+      throw UsageError(where + ": field '" + k +
+                       "' belongs to a build step, and this Python plugin has none; fix: add "
                        "'argv' (the build command) or remove '" +
                        k + "'");
 }

@@ -176,8 +176,8 @@ std::set<std::string> scan_results(const RunDirFs& run, const Plan& plan,
   for (const auto& shape_dir : run.list("results")) {
     const std::string rel_dir = "results/" + shape_dir.name;
     if (shape_dir.kind == Kind::symlink) {
-      v.problems.push_back({"unplanned-file", printable(rel_dir), "", "regular files only",
-                            "a symbolic link"});
+      v.problems.push_back(
+          {"unplanned-file", printable(rel_dir), "", "regular files only", "a symbolic link"});
       continue;
     }
     if (shape_dir.kind != Kind::directory) {
@@ -202,9 +202,9 @@ std::set<std::string> scan_results(const RunDirFs& run, const Plan& plan,
       } else if (e.kind != Kind::file || !planned.count(rel)) {
         v.problems.push_back({"unplanned-file", printable(rel), "",
                               "only planned results/<shape>/<arm>.json",
-                              e.kind == Kind::file ? "a file the plan does not list"
+                              e.kind == Kind::file        ? "a file the plan does not list"
                               : e.kind == Kind::directory ? "a directory"
-                                                           : "not a regular file"});
+                                                          : "not a regular file"});
       } else {
         present.insert(rel);
       }
@@ -259,13 +259,15 @@ std::string failure_reason(const RunDirFs& run, const Task& t) {
 
 // Every built plugin the plan records is still the file it hashed: a plugin replaced after the
 // run (a byte appended) is a problem, even though the results name the plugin they loaded.
-void check_plugins(const RunDirFs& run, const Plan& plan, Validation& v) {
+void check_plugins(const fs::path& run_dir, const RunDirFs& run, const Plan& plan, Validation& v) {
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     const Variant& var = plan.variants[i];
     const std::string field = "variants[" + std::to_string(i) + "].plugin_sha256";
     std::string found;
     try {
-      found = run.sha256(var.plugin);
+      // A Python plugin is its source tree (digested as a whole); a built one a file, read
+      // without following links.
+      found = var.is_python() ? plugin_digest(run_dir, var) : run.sha256(var.plugin);
     } catch (const std::exception& e) {
       found = e.what();
     }
@@ -311,10 +313,10 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
   Plan plan = plan_as_read;
   const std::string plan_sha = run.sha256("plan.json");
   if (!plan.file_sha256.empty() && plan.file_sha256 != plan_sha)
-    v.problems.push_back({"plan-digest", "plan.json", "", plan.file_sha256 + " (as read before)",
-                          plan_sha});
+    v.problems.push_back(
+        {"plan-digest", "plan.json", "", plan.file_sha256 + " (as read before)", plan_sha});
   plan.file_sha256 = plan_sha;
-  check_plugins(run, plan, v);
+  check_plugins(run_dir, run, plan, v);
 
   std::map<std::string, const Task*> planned;  // relative result path -> task
   for (const auto& t : plan.tasks) planned[result_rel(t).generic_string()] = &t;

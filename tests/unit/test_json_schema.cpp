@@ -162,7 +162,7 @@ TEST_CASE("json_schema: a broken manifest names the file, the pointer and the fi
   typo["artefact"] = "x";
   CHECK(message(manifest_with(typo), "manifest") ==
         "f.json: /plugins/cpu/artefact: unknown field; fix: remove it or fix its name: the fields "
-        "here are argv, artifact, env, kind, shell, timeout_s");
+        "here are argv, artifact, env, kind, python, shell, timeout_s");
   json arg = good;
   arg["argv"] = {"make", 3};
   CHECK(message(manifest_with(arg), "manifest") ==

@@ -3,6 +3,7 @@
 // per case. Each rule of docs/provenance.md must name the file and the field it refuses.
 // tests/integration/tamper.sh does the same end to end through `abharness verify` and `report`.
 #include <doctest/doctest.h>
+#include <fstream>
 
 #include <algorithm>
 #include <filesystem>
@@ -227,7 +228,14 @@ TEST_CASE("provenance: python-interpreter refuses an arm under another interpret
   py.distributions_sha256 = std::string(64, 'd');
   py.site_sha256 = std::string(64, 's');
   run.plan.python = py;
-  for (auto& v : run.plan.variants) v.recipe.python = PythonPlugin{"m", "make_problem", "cpu", ""};
+  // A Python plugin is its source tree: the plan names the directory and its tree digest.
+  for (auto& v : run.plan.variants) {
+    v.recipe.python = PythonPlugin{"m", "make_problem", "cpu", ""};
+    v.plugin = "variants/" + v.name + "/src";
+    std::filesystem::create_directories(run.dir / v.plugin);
+    std::ofstream(run.dir / v.plugin / "m.py") << "def make_problem(**params): pass\n";
+    v.plugin_sha256 = plugin_digest(run.dir, v);
+  }
   run.write_plan();
   Interpreter arm = py;
   arm.distributions.clear();
