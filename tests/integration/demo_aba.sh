@@ -29,12 +29,14 @@ base=$(git -C repo rev-parse HEAD~1); cand=$(git -C repo rev-parse HEAD)
 [ "$(jget $R/plan.json 'j["variants"][1]["source"]["commit"]')" = "$cand" ] || fail "candidate commit"
 [ "$(jget $R/results/m256_n256_k256/B.json 'j["measurement"]["kernel_names"] or j["measurement"]["tactic"]')" = "blocked-ikj-64" ] \
   || fail "candidate arm did not run the blocked kernel"
-# On the large shape the blocked candidate is faster than the naive baseline.
+# On the large shape the blocked candidate is faster than the naive baseline (~1.8x idle). Compared
+# by each arm's fastest sample: load only ever slows a sample down, so minimums keep the kernels'
+# difference where medians of a loaded machine (arms 5-40 % apart) may not.
 faster=$(python3 - "$R" <<'PY'
-import json, sys, statistics
+import json, sys
 r = sys.argv[1] + "/results/m256_n256_k256/"
-med = lambda a: statistics.median(json.load(open(r + a + ".json"))["measurement"]["samples_ns"])
-print((med("A1") + med("A2")) / 2 / med("B") > 1.2)
+best = lambda a: min(json.load(open(r + a + ".json"))["measurement"]["samples_ns"])
+print(min(best("A1"), best("A2")) / best("B") > 1.2)
 PY
 )
 [ "$faster" = True ] || fail "candidate not faster on 256^3"
