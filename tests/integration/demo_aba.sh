@@ -29,17 +29,16 @@ base=$(git -C repo rev-parse HEAD~1); cand=$(git -C repo rev-parse HEAD)
 [ "$(jget $R/plan.json 'j["variants"][1]["source"]["commit"]')" = "$cand" ] || fail "candidate commit"
 [ "$(jget $R/results/m256_n256_k256/B.json 'j["measurement"]["kernel_names"] or j["measurement"]["tactic"]')" = "blocked-ikj-64" ] \
   || fail "candidate arm did not run the blocked kernel"
-# On the large shape the blocked candidate is faster than the naive baseline (~1.8x idle). Compared
-# by each arm's fastest sample: load only ever slows a sample down, so minimums keep the kernels'
-# difference where medians of a loaded machine (arms 5-40 % apart) may not.
-faster=$(python3 - "$R" <<'PY'
+# Which kernel is faster is not asserted here: beside busy loops on a 2-vCPU machine the blocked
+# kernel's lead at 256^3 fell from ~1.8x to 1.1x (it shares a core with the loops), so a speed
+# check here would test the machine. Verdicts are tested on planted results (verdicts.sh) and the
+# regression gate on the naive kernel (reports.sh). Here: every shape has a verdict in the report.
+python3 - "$R" <<'PY' || fail "the report lacks a verdict per shape"
 import json, sys
-r = sys.argv[1] + "/results/m256_n256_k256/"
-best = lambda a: min(json.load(open(r + a + ".json"))["measurement"]["samples_ns"])
-print(min(best("A1"), best("A2")) / best("B") > 1.2)
+rep = json.load(open(sys.argv[1] + "/report.json"))
+assert sorted(s["shape"] for s in rep["shapes"]) == ["m256_n256_k256", "m48_n48_k48"], rep["shapes"]
+assert all(s["verdict"] for s in rep["shapes"]), [s["verdict"] for s in rep["shapes"]]
 PY
-)
-[ "$faster" = True ] || fail "candidate not faster on 256^3"
 # The user's repository was not touched.
 [ -z "$(git -C repo status --porcelain)" ] || fail "the user's work tree changed"
 [ "$(git -C repo rev-parse HEAD)" = "$cand" ] || fail "HEAD moved"

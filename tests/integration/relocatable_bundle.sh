@@ -27,9 +27,19 @@ grep -q -- "-I$B/include" runs/moved/plan.json || fail "\${ABHARNESS_INCLUDE} is
 python3 - runs/moved/plan.json "$B" <<'PY' || fail "the moved bundle ran a worker from outside itself"
 import json, sys
 plan, bundle = json.load(open(sys.argv[1])), sys.argv[2]
-# The plan records the worker's SHA-256; it must be the bundle's worker.
+# The plan records the digest of the worker's files (core/model/worker_protocol.cpp): it must be
+# that of the bundle's executable, engine, launcher and helper.
 import hashlib
-h = hashlib.sha256(open(bundle + "/bin/abharness-worker", "rb").read()).hexdigest()
-sys.exit(0 if h in json.dumps(plan) else 1)
+def field(h, s):
+    b = s.encode()
+    h.update(str(len(b)).encode() + b":" + b)
+h = hashlib.sha256()
+field(h, "abharness-worker-files-v1")
+for role, path in [("executable", "bin/abharness-worker"), ("engine", "lib/libabharness_worker.so"),
+                   ("launcher", "bin/python/abharness_worker.py"),
+                   ("helper", "bin/python/abharness/__init__.py")]:
+    field(h, role)
+    field(h, hashlib.sha256(open(bundle + "/" + path, "rb").read()).hexdigest())
+sys.exit(0 if plan["worker_sha256"] == h.hexdigest() else 1)
 PY
 pass "a moved bundle finds its GPU table, headers and worker without environment variables"

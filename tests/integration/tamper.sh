@@ -104,7 +104,10 @@ grep -q "candidate plugin variants/candidate/libcpugemm.so changed" "$T/last.err
 
 # worker-sha256: an arm measured by another worker binary.
 fresh
-mkdir "$T/bin2" && cp "$WORKER" "$T/bin2/" && printf '\0' >>"$T/bin2/abharness-worker"
+# The worker is its executable, engine library and Python launcher (core/model/worker_protocol.hpp):
+# a copy of all of them, with one byte more in the executable.
+mkdir "$T/bin2" && cp -r "$WORKER" "$(dirname "$WORKER")/libabharness_worker.so" \
+  "$(dirname "$WORKER")/python" "$T/bin2/" && printf '\0' >>"$T/bin2/abharness-worker"
 rm "$T/c/results/$S2/A2.json"
 "$T/bin2/abharness-worker" run --run-dir "$T/c" --shape $S2 --arm A2 >/dev/null 2>&1 \
   || fail "copied worker did not run"
