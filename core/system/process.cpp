@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +28,7 @@
 #include <thread>
 
 #include "system/error.hpp"
+#include "system/process_group.hpp"
 #include "system/unique_fd.hpp"
 
 namespace abh {
@@ -181,8 +181,7 @@ bool wait_exited(pid_t pid, std::optional<Clock::time_point> deadline, int outpu
     timespec ts = wait ? to_timespec(*wait) : timespec{};
     int r = ::ppoll(fds, n, wait ? &ts : nullptr, nullptr);
     if (r < 0 && errno != EINTR) throw Error("ppoll on a child: " + errno_text(errno));
-    if (r > 0 && output_open && fds[out_slot].revents != 0)
-      output_open = read_output(output, sink);
+    if (r > 0 && output_open && fds[out_slot].revents != 0) output_open = read_output(output, sink);
     if (pidfd.valid()) {
       if (r > 0 && (fds[0].revents & POLLIN)) return true;
       continue;
@@ -223,98 +222,6 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
-// Closes every descriptor from `first` on; async-signal-safe (close_range, or close one by one on
-// kernels before 5.9).
-void close_from(unsigned first, unsigned max_fd) {
-  if (::close_range(first, ~0u, 0) != 0)
-    for (unsigned fd = first; fd < max_fd; ++fd) ::close(static_cast<int>(fd));
-}
-
-// Kills a child's process group when the thread that started the child dies, however it dies.
-// The orchestrator cannot do that itself when it is SIGKILLed; the kernel tells this process
-// instead (PR_SET_PDEATHSIG), and it kills the group. It is a fork that never execs: it holds no
-// descriptor (a lock or a pipe it kept open would outlive the orchestrator), blocks every signal
-// but the one it waits for, and is killed and reaped when the child is done, before the child is
-// reaped, so the group id it acts on can never belong to another group.
-class GroupGuardian {
- public:
-  GroupGuardian(pid_t group, unsigned max_fd) {
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ < 0) throw Error("cannot fork a guardian for process group " + std::to_string(group) +
-                              ": " + errno_text(errno));
-    if (pid_ == 0) guard(group, parent, max_fd);
-  }
-  GroupGuardian(const GroupGuardian&) = delete;
-  GroupGuardian& operator=(const GroupGuardian&) = delete;
-  ~GroupGuardian() {
-    ::kill(pid_, SIGKILL);
-    int st;
-    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-    }
-  }
-
- private:
-  [[noreturn]] static void guard(pid_t group, pid_t parent, unsigned max_fd) {
-    // Only async-signal-safe calls: the parent may have other threads.
-    close_from(0, max_fd);
-    sigset_t all;
-    ::sigfillset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() == parent) {  // else the parent died before the line above
-      sigset_t term;
-      ::sigemptyset(&term);
-      ::sigaddset(&term, SIGTERM);
-      while (::sigwaitinfo(&term, nullptr) != SIGTERM) {
-      }
-    }
-    ::kill(-group, SIGKILL);
-    ::_exit(0);
-  }
-  pid_t pid_ = -1;
-};
-
-// Everything the forked child does before execve. Only async-signal-safe calls: the parent may
-// have other threads, whose locks the child inherits in whatever state fork found them.
-struct ChildSetup {
-  int in_fd, out_fd, err_fd;
-  unsigned max_fd;  // for the fallback when close_range is unavailable (kernels before 5.11)
-  pid_t parent;     // the orchestrator
-
-  template <typename Exec>
-  [[noreturn]] static void fail(Exec& exec, const char* what) {
-    exec.set_error(std::error_code(errno, std::system_category()), what);
-    ::_exit(127);
-  }
-
-  template <typename Exec>
-  void operator()(Exec& exec) const {
-    // Our own process group, so a timeout can kill everything the child starts.
-    if (::setpgid(0, 0) != 0) fail(exec, "setpgid(0, 0) in the child");
-    // Killed with the orchestrator (its guardian starts only after this child exists); an
-    // orchestrator that died before this line leaves it orphaned already, so it goes at once.
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail(exec, "prctl(PR_SET_PDEATHSIG) in the child");
-    if (::getppid() != parent) ::_exit(127);
-    const int fds[3] = {in_fd, out_fd, err_fd};
-    for (int target = 0; target < 3; ++target)
-      if (::dup2(fds[target], target) < 0) fail(exec, "dup2 of a standard stream in the child");
-    // A blocked signal mask and an ignored SIGPIPE survive execve; neither is the child's business.
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigemptyset(&dfl.sa_mask);
-    ::sigaction(SIGPIPE, &dfl, nullptr);
-    // Descriptors other threads opened without O_CLOEXEC (a run-directory lock, another spawn's
-    // pipe) must not leak into a worker that may outlive them. Marking them close-on-exec instead
-    // of closing keeps Boost's exec-error pipe working until the exec itself.
-    if (::close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
-      for (unsigned fd = 3; fd < max_fd; ++fd) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  }
-};
-
 }  // namespace
 
 std::string ExitStatus::describe() const {
@@ -352,7 +259,8 @@ struct Streams {
 
 UniqueFd dup_above_stdio(int fd, const std::string& what) {
   UniqueFd d(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
-  if (!d.valid()) throw Error("cannot duplicate the descriptor for " + what + ": " + errno_text(errno));
+  if (!d.valid())
+    throw Error("cannot duplicate the descriptor for " + what + ": " + errno_text(errno));
   return d;
 }
 
@@ -417,8 +325,8 @@ unsigned descriptor_limit() {
 // Forks and execs the child; returns its pid. Throws naming the program when it cannot start.
 pid_t spawn(const SpawnSpec& spec, const fs::path& exe, const Streams& streams,
             std::vector<std::string>& env_strings, const std::string& who) {
-  ChildSetup setup{streams.in.get(), streams.out.get(), streams.err.get(), descriptor_limit(),
-                   ::getpid()};
+  process_detail::ChildSetup setup{streams.in.get(), streams.out.get(), streams.err.get(),
+                                   descriptor_limit(), ::getpid()};
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -502,7 +410,7 @@ ExitStatus run_process(const SpawnSpec& spec) {
   bool exited = false;
   Clock::time_point end;
   try {
-    const GroupGuardian guardian(pid, descriptor_limit());
+    const process_detail::GroupGuardian guardian(pid, descriptor_limit());
     exited = wait_exited(pid, deadline, streams.output.get(), spec.on_output);
     // The moment the exit was seen (or the limit hit) is the process's wall time; killing the
     // rest of the group and reaping are our bookkeeping.

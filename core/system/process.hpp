@@ -1,7 +1,8 @@
-// Child processes (workers, build recipes) run in a process group of their own so that a hung
-// arm is killed with everything it started, grandchildren included. Timeouts are enforced by this
-// file, not by boost::process::child::wait_for, which in Boost 1.74 blocks for the whole timeout
-// when the child has already exited (see reference/facts.md).
+// Child processes (workers, build recipes) run in a process group of their own (set up in
+// system/process_group.hpp) so that a hung arm is killed with everything it started,
+// grandchildren included. Timeouts are enforced by this file, not by
+// boost::process::child::wait_for, which in Boost 1.74 blocks for the whole timeout when the child
+// has already exited.
 //
 // Nothing a child starts outlives the process that started it, even when that process is killed
 // with SIGKILL and can run no code of its own: the child is killed by the kernel when its parent
