@@ -18,40 +18,40 @@ python_tidy() {
   find "$dest" -name __pycache__ -prune -exec rm -rf {} +
   printf '__pycache__/\n' >"$dest/.gitignore"
 }
+# two_revisions FILE BASELINE_SRC BASELINE_MSG CANDIDATE_SRC CANDIDATE_MSG: the baseline commit
+# has BASELINE_SRC as FILE, the candidate commit CANDIDATE_SRC; nothing else differs.
+two_revisions() {
+  cp "$2" "$dest/$1"
+  g add -A && g commit -q -m "$3"
+  cp "$4" "$dest/$1"
+  g add -A && g commit -q -m "$5"
+}
 case "$kind" in
   cpu)
     cp "$root/examples/cpu-gemm/abharness.json" "$root/kernels/cpu_gemm/plugin.cpp" \
        "$root/kernels/cpu_gemm/gemm_kernel.hpp" "$dest/"
-    cp "$root/examples/cpu-gemm/kernel_naive.cpp" "$dest/kernel.cpp"
-    g add -A && g commit -q -m "baseline: naive i-j-k GEMM"
-    cp "$root/kernels/cpu_gemm/kernel_blocked.cpp" "$dest/kernel.cpp"
-    g add -A && g commit -q -m "candidate: cache-blocked i-k-j GEMM"
+    two_revisions kernel.cpp "$root/examples/cpu-gemm/kernel_naive.cpp" "baseline: naive i-j-k GEMM" \
+      "$root/kernels/cpu_gemm/kernel_blocked.cpp" "candidate: cache-blocked i-k-j GEMM"
     ;;
   cuda)
     cp "$root/examples/cuda-gemm/abharness.json" "$root/examples/cuda-gemm/plugin.cu" \
        "$root/examples/cuda-gemm/gemm_kernel.cuh" "$dest/"
-    cp "$root/examples/cuda-gemm/kernel_naive.cu" "$dest/kernel.cu"
-    g add -A && g commit -q -m "baseline: naive CUDA GEMM"
-    cp "$root/examples/cuda-gemm/kernel_tiled.cu" "$dest/kernel.cu"
-    g add -A && g commit -q -m "candidate: shared-memory tiled CUDA GEMM"
+    two_revisions kernel.cu "$root/examples/cuda-gemm/kernel_naive.cu" "baseline: naive CUDA GEMM" \
+      "$root/examples/cuda-gemm/kernel_tiled.cu" "candidate: shared-memory tiled CUDA GEMM"
     ;;
   numpy)
     ex=$root/examples/python-numpy
     cp -r "$ex/abharness.json" "$ex/kernels" "$dest/"
-    cp "$ex/gemm_outer.py" "$dest/kernels/gemm.py"
     python_tidy
-    g add -A && g commit -q -m "baseline: GEMM as k rank-1 updates"
-    cp "$ex/gemm_einsum.py" "$dest/kernels/gemm.py"
-    g add -A && g commit -q -m "candidate: GEMM as one einsum"
+    two_revisions kernels/gemm.py "$ex/gemm_outer.py" "baseline: GEMM as k rank-1 updates" \
+      "$ex/gemm_einsum.py" "candidate: GEMM as one einsum"
     ;;
   triton)
     ex=$root/examples/python-triton
     cp -r "$ex/abharness.json" "$ex/bench" "$dest/"
-    cp "$ex/kernel_tiled.py" "$dest/bench/kernel.py"
     python_tidy
-    g add -A && g commit -q -m "baseline: plain tiled Triton GEMM"
-    cp "$ex/kernel_autotuned.py" "$dest/bench/kernel.py"
-    g add -A && g commit -q -m "candidate: grouped tile order, eight tile configs as tactics"
+    two_revisions bench/kernel.py "$ex/kernel_tiled.py" "baseline: plain tiled Triton GEMM" \
+      "$ex/kernel_autotuned.py" "candidate: grouped tile order, eight tile configs as tactics"
     ;;
   *) echo "make-demo-repo: $usage" >&2; exit 2 ;;
 esac

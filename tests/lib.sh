@@ -13,6 +13,23 @@ pass() { echo "PASS: $*"; }
 
 # jq-like reads with python3: jget FILE 'expr on j'
 jget() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# edit_json FILE PYTHON [redigest]: runs PYTHON on the parsed file as `j` (json is imported),
+# writes it back; with `redigest`, payload_sha256 is recomputed over the edited payload the way
+# the harness does (sorted keys, no whitespace), as a forger would, so that the rule under test
+# is what refuses rather than the digest.
+edit_json() {
+  python3 - "$@" <<'PY'
+import hashlib, json, sys
+path, code = sys.argv[1], sys.argv[2]
+j = json.load(open(path))
+exec(code)
+if len(sys.argv) > 3 and sys.argv[3] == "redigest":
+    payload = {k: v for k, v in j.items() if k != "payload_sha256"}
+    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    j["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
+json.dump(j, open(path, "w"), indent=2)
+PY
+}
 
 # A python3 that has jsonschema (the system one: python3-jsonschema), or fail naming the fix.
 schema_python() {
@@ -32,6 +49,21 @@ small_grid() {
   { "id": "m96_n64_k80", "params": { "m": 96, "n": 64, "k": 80 } } ] }
 JSON
 }
+
+# Four CPU shapes, for tests that kill or cancel a sweep part-way and resume it.
+four_shape_grid() {
+  cat > "${1:-grid.json}" <<'JSON'
+{ "schema_version": 1, "shapes": [
+  { "id": "s40", "params": { "m": 40, "n": 40, "k": 40 } },
+  { "id": "s64", "params": { "m": 64, "n": 64, "k": 64 } },
+  { "id": "s80", "params": { "m": 80, "n": 48, "k": 72 } },
+  { "id": "s96", "params": { "m": 96, "n": 96, "k": 32 } } ] }
+JSON
+}
+
+# Arms of about half a second, so that kills and cancels land inside workers as well as between
+# them.
+SLOW=(--min-samples 5 --min-time 0.4 --max-time 0.5 --max-noise 0.0001 --warmup 1)
 
 # Fast measurement settings for tests (the defaults favour rigour over speed).
 FAST=(--min-samples 5 --min-time 0.01 --max-time 0.2 --warmup 1)

@@ -155,7 +155,13 @@ int run_worker(int argc, char** argv, const abh_worker_front_end* front_end) {
   std::string tgpu = "0";
   auto* te = app.add_subcommand(wp::kTelemetry, "print one GPU's clocks, power and throttling now");
   te->add_option(wp::kGpuFlag, tgpu, "GPU index or UUID")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes (106 for a missing option, ...) would mean nothing to the orchestrator,
+    // which reads the worker's exit codes (worker_protocol.hpp): a bad invocation is usage.
+    return app.exit(e) == 0 ? wp::kOk : wp::kUsage;
+  }
   if (!follow_parent()) return wp::kRuntime;
   try {
     check_front_end(front_end);

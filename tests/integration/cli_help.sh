@@ -4,6 +4,11 @@ expect_rc 0 "$ABH" --help
 grep -q "Examples:" "$T/last.out" || fail "abharness --help has no examples"
 expect_rc 0 "$ABH" run --help
 grep -q "abharness run --baseline" "$T/last.out" || fail "run --help has no example"
+# The worker's bad invocations are usage errors too (exit 2, which the orchestrator reads), not
+# CLI11's own codes.
+expect_rc 2 "$WORKER" run --run-dir "$T"
+grep -q -- "--shape is required" "$T/last.err" "$T/last.out" || fail "worker does not name the missing flag"
+expect_rc 2 "$WORKER" no-such-subcommand
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 small_grid
 expect_rc 2 "$ABH" run --repo repo --baseline no-such-rev --candidate HEAD --grid grid.json --runs-root runs

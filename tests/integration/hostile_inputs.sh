@@ -138,18 +138,7 @@ sed -i 's/"-O2"/"-O3"/' "$T/c/plan.json"
 expect_rc 3 "$ABH" verify "$T/c"
 says "plan-digest (field 'payload_sha256')"
 ok "recipe argv -O2 -> -O3 in plan.json -> plan-digest"
-swap_tasks() {
-  python3 - "$T/c/plan.json" "$1" <<'PY'
-import hashlib, json, sys
-p = sys.argv[1]; j = json.load(open(p))
-t = j["tasks"]; t[0], t[2] = t[2], t[0]
-if sys.argv[2] == "redigest":
-    payload = {k: v for k, v in j.items() if k != "payload_sha256"}
-    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    j["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
-json.dump(j, open(p, "w"), indent=2)
-PY
-}
+swap_tasks() { edit_json "$T/c/plan.json" 't = j["tasks"]; t[0], t[2] = t[2], t[0]' "$1"; }
 fresh
 swap_tasks plain
 expect_rc 3 "$ABH" verify "$T/c"

@@ -26,29 +26,41 @@ wait_for() {
   fail "no 'sleep $1' started"
 }
 
-# A build whose recipe starts a background sleep, then compiles slowly.
-"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
-python3 - repo/abharness.json "$mark" <<'PY'
+# kill_when_running MARK WHAT RUN_ID FLAGS...: starts a run, SIGKILLs the orchestrator once
+# `sleep MARK` runs, and fails when that sleep (WHAT) is still alive a second later.
+kill_when_running() {
+  local m=$1 what=$2 id=$3 orch left
+  shift 3
+  "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json "$@" --quiet \
+    --runs-root runs --run-id "$id" >/dev/null 2>&1 &
+  orch=$!
+  wait_for "$m"
+  kill -9 "$orch"
+  wait "$orch" 2>/dev/null || true
+  sleep 1
+  left=$(survivors "$m")
+  [ -z "$left" ] || fail "$what 'sleep $m' ($left) outlived the killed orchestrator"
+}
+
+# shell_recipe PREFIX: the CPU plugin's build becomes a shell recipe that runs PREFIX first.
+shell_recipe() {
+  python3 - repo/abharness.json "$1" <<'PY'
 import json, sys
-p, mark = sys.argv[1], sys.argv[2]
+p, prefix = sys.argv[1], sys.argv[2]
 j = json.load(open(p)); r = j["plugins"]["cpu"]
 cmd = " ".join(a.replace("${ABHARNESS_INCLUDE}", "$ABHARNESS_INCLUDE") for a in r["argv"])
-r["argv"] = ["sleep %s & sleep 30; %s" % (mark, cmd)]
+r["argv"] = [prefix + cmd]
 r["shell"] = True
 r["env"] = {"ABHARNESS_INCLUDE": "${ABHARNESS_INCLUDE}"}
 json.dump(j, open(p, "w"), indent=2)
 PY
+}
+
+# A build whose recipe starts a background sleep, then compiles slowly.
+"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+shell_recipe "sleep $mark & sleep 30; "
 git_q -C repo commit -qam "slow build that leaves a background job"
-"$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json "${FAST[@]}" --quiet \
-  --runs-root runs --run-id b >/dev/null 2>&1 &
-orch=$!
-wait_for "$mark"
-kill -9 "$orch"
-wait "$orch" 2>/dev/null || true
-sleep 1
-left=$(survivors "$mark")
-[ -z "$left" ] || fail "the recipe's background 'sleep $mark' ($left) outlived the killed orchestrator"
-[ -z "$(pgrep -f "sleep 30$" -P 1 || true)" ] || true
+kill_when_running "$mark" "the recipe's background" b "${FAST[@]}"
 pass "SIGKILL during a build: no process of the recipe survives"
 
 # A plugin that forks a helper when it is loaded (a static initializer), measured by a worker.
@@ -69,32 +81,15 @@ const int forked_helper = [] {
 }  // namespace
 EOF
 git_q -C repo commit -qam "a plugin that forks a helper"
-"$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
-  --min-samples 5 --min-time 5 --max-time 10 --warmup 1 --quiet \
-  --runs-root runs --run-id w >/dev/null 2>&1 &
-orch=$!
-wait_for "$((mark + 1))"
-kill -9 "$orch"
-wait "$orch" 2>/dev/null || true
-sleep 1
-left=$(survivors "$((mark + 1))")
-[ -z "$left" ] || fail "the plugin's helper 'sleep $((mark + 1))' ($left) outlived the killed orchestrator"
+kill_when_running "$((mark + 1))" "the plugin's helper" w \
+  --min-samples 5 --min-time 5 --max-time 10 --warmup 1
 [ -z "$(pgrep -f "abharness-worker run --run-dir $T/runs/w" || true)" ] || fail "a worker outlived the orchestrator"
 pass "SIGKILL mid-arm: neither the worker nor the helper its plugin forked survives"
 
 # A build that prints 40 MB succeeds; its log keeps a bounded head and tail and says so.
 rm -rf repo
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
-python3 - repo/abharness.json <<'PY'
-import json, sys
-p = sys.argv[1]
-j = json.load(open(p)); r = j["plugins"]["cpu"]
-cmd = " ".join(a.replace("${ABHARNESS_INCLUDE}", "$ABHARNESS_INCLUDE") for a in r["argv"])
-r["argv"] = ["yes 'a verbose build line' | head -c 40000000; %s" % cmd]
-r["shell"] = True
-r["env"] = {"ABHARNESS_INCLUDE": "${ABHARNESS_INCLUDE}"}
-json.dump(j, open(p, "w"), indent=2)
-PY
+shell_recipe "yes 'a verbose build line' | head -c 40000000; "
 git_q -C repo commit -qam "a verbose build"
 expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
   "${FAST[@]}" --quiet --runs-root runs --run-id v

@@ -8,15 +8,7 @@
 #  - two orchestrators cannot share a run directory (the second gets exit 2 and the lock message).
 source "$ABH_TESTLIB"
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
-cat >grid.json <<'JSON'
-{ "schema_version": 1, "shapes": [
-  { "id": "s40", "params": { "m": 40, "n": 40, "k": 40 } },
-  { "id": "s64", "params": { "m": 64, "n": 64, "k": 64 } },
-  { "id": "s80", "params": { "m": 80, "n": 48, "k": 72 } },
-  { "id": "s96", "params": { "m": 96, "n": 96, "k": 32 } } ] }
-JSON
-# Arms of about half a second, so that kills land inside workers as well as between them.
-SLOW=(--min-samples 5 --min-time 0.4 --max-time 0.5 --max-noise 0.0001 --warmup 1)
+four_shape_grid
 R="$T/runs/k"
 RANDOM=$$ # a different kill pattern each run; the seed is printed for reproduction
 echo "kill pattern seed: $$"

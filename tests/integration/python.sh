@@ -91,27 +91,15 @@ PY
 pass "A/B/A of the NumPy example: interpreter, distributions and sources recorded; no bytecode"
 
 # --- provenance: a result's interpreter record edited (digest recomputed) ------------------------
-edit_redigest() {  # FILE PYTHON-ON-j
-  python3 - "$1" "$2" <<'PY'
-import hashlib, json, sys
-path, code = sys.argv[1], sys.argv[2]
-j = json.load(open(path))
-exec(code)
-payload = {k: v for k, v in j.items() if k != "payload_sha256"}
-canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-j["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
-json.dump(j, open(path, "w"), indent=2)
-PY
-}
 for field in distributions_sha256 sha256 version; do
   rm -rf "$T/c" && cp -a $R "$T/c"
-  edit_redigest "$T/c/results/m96_n64_k80/B.json" "j['python']['$field'] = 'edited'"
+  edit_json "$T/c/results/m96_n64_k80/B.json" "j['python']['$field'] = 'edited'" redigest
   expect_rc 3 "$ABH" verify "$T/c"
   grep -qF "results/m96_n64_k80/B.json: python-interpreter (field 'python.$field')" "$T/last.err" ||
     fail "tampered python.$field: $(cat "$T/last.err")"
 done
 rm -rf "$T/c" && cp -a $R "$T/c"
-edit_redigest "$T/c/results/m32_n32_k32/A2.json" "del j['python']"
+edit_json "$T/c/results/m32_n32_k32/A2.json" "del j['python']" redigest
 expect_rc 3 "$ABH" verify "$T/c"
 grep -qF "results/m32_n32_k32/A2.json: python-interpreter (field 'python')" "$T/last.err" ||
   fail "python record removed: $(cat "$T/last.err")"

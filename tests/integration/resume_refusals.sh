@@ -41,17 +41,8 @@ pass "a changed worker binary is not resumed"
 
 # 3. The machine differs from the plan's (the plan says another host).
 cp -a $R "$T/other-host"
-python3 - "$T/other-host/plan.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["machine"][0]["hostname"] = "some-other-host"
 # The plan's own digest recomputed (as a forger would), so that the machine check is what refuses.
-import hashlib
-payload = {k: v for k, v in p.items() if k != "payload_sha256"}
-canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-p["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
-json.dump(p, open(sys.argv[1], "w"), indent=2)
-PY
+edit_json "$T/other-host/plan.json" 'j["machine"][0]["hostname"] = "some-other-host"' redigest
 expect_rc 2 "$ABH" resume "$T/other-host"
 grep -q "machine differs from the plan: hostname" "$T/last.err" || fail "machine: $(cat "$T/last.err")"
 pass "a run planned on another machine is not resumed"

@@ -14,22 +14,6 @@ expect_rc 0 "$ABH" run "${run_args[@]}" --run-id r2
 S1=m32_n32_k32
 S2=m96_n64_k80
 
-# edit FILE PYTHON [redigest]: runs PYTHON on the parsed file as `j`, writes it back; with
-# `redigest`, payload_sha256 is recomputed over the edited payload.
-edit() {
-  python3 - "$@" <<'PY'
-import hashlib, json, sys
-path, code = sys.argv[1], sys.argv[2]
-j = json.load(open(path))
-exec(code)
-if len(sys.argv) > 3 and sys.argv[3] == "redigest":
-    payload = {k: v for k, v in j.items() if k != "payload_sha256"}
-    canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    j["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
-json.dump(j, open(path, "w"), indent=2)
-PY
-}
-
 fresh() { rm -rf "$T/c"; cp -a runs/r1 "$T/c"; rm -f "$T/c"/report.*; }
 
 # refused NAME FILE RULE FIELD: verify and report both exit 3 and name FILE, RULE and FIELD in one
@@ -51,22 +35,22 @@ refused() {
 fresh
 expect_rc 0 "$ABH" verify "$T/c"
 grep -q "verified 6 of 6" "$T/last.out" || fail "control copy: $(cat "$T/last.out")"
-edit "$T/c/results/$S1/A1.json" "pass" redigest
+edit_json "$T/c/results/$S1/A1.json" "pass" redigest
 expect_rc 0 "$ABH" verify "$T/c"
 expect_rc 0 "$ABH" report "$T/c" --quiet
 [ -f "$T/c/report.md" ] || fail "control copy: report not written"
 
 # payload-digest: one sample edited (the classic "make the number look better").
 fresh
-edit "$T/c/results/$S2/B.json" 'j["measurement"]["samples_ns"][0] *= 0.5'
+edit_json "$T/c/results/$S2/B.json" 'j["measurement"]["samples_ns"][0] *= 0.5'
 refused edit-sample "results/$S2/B.json" payload-digest payload_sha256
 
 # payload-digest: the digest itself altered; and a digest of the wrong JSON type.
 fresh
-edit "$T/c/results/$S1/A2.json" 'j["payload_sha256"] = "0" * 64'
+edit_json "$T/c/results/$S1/A2.json" 'j["payload_sha256"] = "0" * 64'
 refused alter-digest "results/$S1/A2.json" payload-digest payload_sha256
 fresh
-edit "$T/c/results/$S1/A2.json" 'j["payload_sha256"] = 12345'
+edit_json "$T/c/results/$S1/A2.json" 'j["payload_sha256"] = 12345'
 refused digest-not-a-string "results/$S1/A2.json" payload-digest payload_sha256
 
 # invocation: two arms' files swapped (A1 <-> B: other arm, other variant).
@@ -115,40 +99,40 @@ refused worker-replaced "results/$S2/A2.json" worker-sha256 worker_sha256
 
 # environment: the result says it ran on another host / CPU (digest recomputed).
 fresh
-edit "$T/c/results/$S1/A1.json" 'j["environment"]["hostname"] = "some-other-host"' redigest
+edit_json "$T/c/results/$S1/A1.json" 'j["environment"]["hostname"] = "some-other-host"' redigest
 refused env-hostname "results/$S1/A1.json" environment environment.hostname
 fresh
-edit "$T/c/results/$S2/B.json" 'j["environment"]["cpu_model"] += " (different)"' redigest
+edit_json "$T/c/results/$S2/B.json" 'j["environment"]["cpu_model"] += " (different)"' redigest
 refused env-cpu "results/$S2/B.json" environment environment.cpu_model
 fresh
-edit "$T/c/results/$S2/B.json" 'j["environment"]["libraries"]["cpu-gemm-kernel"] = "other"' redigest
+edit_json "$T/c/results/$S2/B.json" 'j["environment"]["libraries"]["cpu-gemm-kernel"] = "other"' redigest
 refused env-library "results/$S2/B.json" environment environment.libraries.cpu-gemm-kernel
 
 # schema-version: bumped, with and without a recomputed digest.
 fresh
-edit "$T/c/results/$S1/B.json" 'j["schema_version"] += 1'
+edit_json "$T/c/results/$S1/B.json" 'j["schema_version"] += 1'
 refused schema-bump "results/$S1/B.json" schema-version schema_version
 fresh
-edit "$T/c/results/$S1/B.json" 'j["schema_version"] = "1"' redigest
+edit_json "$T/c/results/$S1/B.json" 'j["schema_version"] = "1"' redigest
 refused schema-string "results/$S1/B.json" schema-version schema_version
 
 # harness-version, source-identity, samples, correctness: each edited with a valid digest.
 fresh
-edit "$T/c/results/$S2/A1.json" 'j["harness_version"] = "0.0.1-other"' redigest
+edit_json "$T/c/results/$S2/A1.json" 'j["harness_version"] = "0.0.1-other"' redigest
 refused harness-version "results/$S2/A1.json" harness-version harness_version
 fresh
 # (the source identity is self-checking, so the tamper is a whole, valid identity: the candidate's)
-edit "$T/c/results/$S2/A2.json" 'j["source"] = json.load(open("'"$T"'/c/plan.json"))["variants"][1]["source"]' redigest
+edit_json "$T/c/results/$S2/A2.json" 'j["source"] = json.load(open("'"$T"'/c/plan.json"))["variants"][1]["source"]' redigest
 refused source-identity "results/$S2/A2.json" source-identity source.commit
 fresh
-edit "$T/c/results/$S1/A1.json" 'j["measurement"]["samples_ns"] = []' redigest
+edit_json "$T/c/results/$S1/A1.json" 'j["measurement"]["samples_ns"] = []' redigest
 refused no-samples "results/$S1/A1.json" samples measurement.samples_ns
 fresh
 # A clock list that no longer pairs one reading with each sample (GPU results carry one).
-edit "$T/c/results/$S1/A2.json" 'j["measurement"]["clock"]["sample_mhz"] = [1500.0] * (len(j["measurement"]["samples_ns"]) + 1)' redigest
+edit_json "$T/c/results/$S1/A2.json" 'j["measurement"]["clock"]["sample_mhz"] = [1500.0] * (len(j["measurement"]["samples_ns"]) + 1)' redigest
 refused clock-count "results/$S1/A2.json" samples measurement.clock.sample_mhz
 fresh
-edit "$T/c/results/$S1/B.json" 'j["correctness"]["passed"] = False' redigest
+edit_json "$T/c/results/$S1/B.json" 'j["correctness"]["passed"] = False' redigest
 refused correctness "results/$S1/B.json" correctness correctness.passed
 
 # result-format: a truncated file, a non-object, a field of the wrong type, a negative sample.
@@ -159,11 +143,11 @@ fresh
 echo '[1, 2, 3]' >"$T/c/results/$S2/B.json"
 refused not-an-object "results/$S2/B.json" result-format ""
 fresh
-edit "$T/c/results/$S2/A1.json" 'j["pid"] = "1234"' redigest
+edit_json "$T/c/results/$S2/A1.json" 'j["pid"] = "1234"' redigest
 refused wrong-type "results/$S2/A1.json" result-format ""
 grep -q "field 'pid': expected an integer" "$T/last.err" || fail "wrong-type: field not named"
 fresh
-edit "$T/c/results/$S2/A1.json" 'j["measurement"]["samples_ns"][3] = -1.0' redigest
+edit_json "$T/c/results/$S2/A1.json" 'j["measurement"]["samples_ns"][3] = -1.0' redigest
 refused negative-sample "results/$S2/A1.json" result-format ""
 grep -q "samples_ns" "$T/last.err" || fail "negative-sample: field not named"
 
@@ -192,7 +176,7 @@ p["tasks"].append(dict(p["tasks"][0]))
 json.dump(p, open(sys.argv[1], "w"), indent=2)
 PY
 refused duplicate-task "plan.json" plan-digest payload_sha256
-edit "$T/c/plan.json" "pass" redigest
+edit_json "$T/c/plan.json" "pass" redigest
 for cmd in verify report; do
   expect_rc 3 "$ABH" "$cmd" "$T/c"
   grep -qF "is planned twice" "$T/last.err" || fail "duplicate-task (forged digest): $(cat "$T/last.err")"

@@ -12,26 +12,13 @@ run_args=(--repo repo --baseline HEAD --candidate HEAD --grid grid.json --runs-r
   "${FAST[@]}" --quiet --color never)
 expect_rc 0 "$ABH" run "${run_args[@]}" --run-id plain
 
-# edit FILE PYTHON: runs PYTHON on the parsed file as `j`, writes it back with payload_sha256
-# recomputed over the edited payload (sorted keys, no whitespace: the harness's canonical form).
-edit() {
-  python3 - "$@" <<'PY'
-import hashlib, json, sys
-path, code = sys.argv[1], sys.argv[2]
-j = json.load(open(path))
-exec(code)
-payload = {k: v for k, v in j.items() if k != "payload_sha256"}
-canon = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-j["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
-json.dump(j, open(path, "w"), indent=2)
-PY
-}
 # craft RUN SHAPE ARM=MEDIAN...: each arm's samples become 21 values within +-0.05 % of MEDIAN us.
 craft() {
   local run=$1 shape=$2; shift 2
   for am in "$@"; do
-    edit "$run/results/$shape/${am%%=*}.json" \
-      "j['measurement']['samples_ns'] = [${am#*=} * 1000 * (1 + 0.0005 * ((i % 5) - 2) / 2) for i in range(21)]"
+    edit_json "$run/results/$shape/${am%%=*}.json" \
+      "j['measurement']['samples_ns'] = [${am#*=} * 1000 * (1 + 0.0005 * ((i % 5) - 2) / 2) for i in range(21)]" \
+      redigest
   done
 }
 fresh() { rm -rf "$T/c"; cp -a runs/$1 "$T/c"; rm -f "$T/c"/report.*; }
@@ -52,7 +39,7 @@ for t in plan["tasks"]:
 print("placement ok:", cpus)
 PY
 fresh plain
-edit "$T/c/results/$S1/B.json" "j['placement']['seen'] = j['placement']['seen'] + [4095]"
+edit_json "$T/c/results/$S1/B.json" "j['placement']['seen'] = j['placement']['seen'] + [4095]" redigest
 expect_rc 3 "$ABH" verify "$T/c"
 grep -q "results/$S1/B.json: placement (field 'placement.seen')" "$T/last.err" || fail "moved arm not refused: $(cat "$T/last.err")"
 pass "arms pinned where the plan says; an arm seen elsewhere is refused"
