@@ -8,8 +8,8 @@
 #  3. a table, shape by shape, of the kernels each ran and their median kernel time: where both ran
 #     the same cuBLAS kernel, the Python plugin's time must agree with the C++ plugin's.
 # Everything is logged under $OUT (default /tmp/python-vs-cublaslt); a failure in one part does not
-# stop the others; the short table comes last. Estimated 4-5 minutes on an H200 (48 Python arms
-# at ~2-3 s start-up + <= 1 s measured each, 48 C++ arms, one nvcc build); not yet run there.
+# stop the others; the short table comes last. Took 5.5 minutes on an H200 (docs/measurements.md
+# §19: 48 C++ arms with one nvcc build in 70 s, 48 Python arms at ~4.4 s start-up each in 256 s).
 #
 # usage: OUT=/tmp/out BIN=.carry/bundle/bin PY=/opt/torch/.venv/bin/python3 bench/python_vs_cublaslt.sh
 #        BENCH_FLAGS: flags for both `abharness run`s (default "--max-time 1": each arm stops
@@ -67,8 +67,9 @@ sweep() {
   tail -25 "$OUT/$name.out"
   grep -E "FAILED|error" "$OUT/$name.err" | head -10
 }
-sweep py_aa torch --python "$PY"
+# The C++ sweep first: it is short, and a call that runs out of time still has it.
 sweep cpp_aa cuda
+sweep py_aa torch --python "$PY"
 # One Python arm's log, for the record: its phases and the CUDA libraries it mapped.
 cat "$OUT/runs/py_aa/logs/m4096_n19968_k6656_bf16/A1.out" 2>/dev/null
 

@@ -529,6 +529,17 @@ def parse_run_args(args):
     return flags["--run-dir"], flags["--shape"], flags["--arm"]
 
 
+def load_engine(here):
+    """The worker engine: beside bin/python/ in a build tree, in lib/ next to bin/ installed."""
+    bindir = os.path.dirname(here)
+    candidates = [os.path.join(bindir, ENGINE), os.path.join(bindir, "..", "lib", ENGINE)]
+    path = next((c for c in candidates if os.path.exists(c)), candidates[0])
+    try:
+        return ctypes.CDLL(path, mode=os.RTLD_NOW)
+    except OSError as e:
+        raise LaunchError("cannot load the worker engine: %s" % e)
+
+
 def run_arm(args):
     here = os.path.dirname(os.path.realpath(__file__))
     run_dir, shape, arm_name = parse_run_args(args)
@@ -536,20 +547,15 @@ def run_arm(args):
     arm = PlannedArm(run_dir, shape, arm_name)
     identity = interpreter_identity(arm.interpreter)
     log("python %s (%s), interpreter identified" % (identity["version"], sys.executable))
-    # The engine goes first, before any user code: its CUDA runtime and CUPTI are then the ones
-    # loaded when torch or triton ask for libraries of the same name (docs/python.md).
-    # Beside bin/python/ in a build tree, in lib/ next to bin/ in an installed tree.
-    bindir = os.path.dirname(here)
-    candidates = [os.path.join(bindir, ENGINE), os.path.join(bindir, "..", "lib", ENGINE)]
-    path = next((c for c in candidates if os.path.exists(c)), candidates[0])
-    try:
-        engine = ctypes.CDLL(path, mode=os.RTLD_NOW)
-    except OSError as e:
-        raise LaunchError("cannot load the worker engine: %s" % e)
-    log("engine loaded")
+    # The user's module goes first, the engine after it: torch loads its own CUDA runtime and
+    # CUPTI by full path when it is imported, and the engine's dependencies of the same names
+    # (libcudart.so.13, libcupti.so.13) then resolve to those copies instead of mapping second
+    # ones (docs/python.md). The other order put two CUPTIs in every torch arm on the H200.
     entry = import_entry(arm, here)
     check_sources_clean(arm.src)
     log("module %s imported from %s" % (arm.python["module"], arm.src))
+    engine = load_engine(here)
+    log("engine loaded")
     origin = "%s.%s" % (arm.python["module"], arm.python["entry"])
     launcher = Launcher(entry, arm, origin)
     return launcher.run(engine, ["abharness-worker"] + ["run"] + list(args), identity)
