@@ -67,8 +67,8 @@ SubcommandCases cases_of(const CLI::App& sub) {
     c.values += "    " + join(arms, "|") + ") COMPREPLY=($(compgen -W \"" + join(values, " ") +
                 "\" -- \"$cur\")); return ;;\n";
   }
-  c.flags = "      " + name + ") COMPREPLY=($(compgen -W \"" + join(flags, " ") +
-            "\" -- \"$cur\")) ;;\n";
+  c.flags =
+      "      " + name + ") COMPREPLY=($(compgen -W \"" + join(flags, " ") + "\" -- \"$cur\")) ;;\n";
   return c;
 }
 

@@ -7,15 +7,15 @@
 
 #include <iostream>
 
-#include "system/error.hpp"
 #include "exit_codes.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
-#include "system/process.hpp"
 #include "run_command.hpp"
+#include "system/error.hpp"
+#include "system/process.hpp"
 #include "system/sha256.hpp"
-#include "variants.hpp"
 #include "system/version.hpp"
+#include "variants.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;

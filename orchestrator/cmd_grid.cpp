@@ -6,10 +6,10 @@
 #include <set>
 
 #include "commands.hpp"
-#include "system/data_dir.hpp"
-#include "system/error.hpp"
 #include "model/grid.hpp"
 #include "model/model_grid.hpp"
+#include "system/data_dir.hpp"
+#include "system/error.hpp"
 
 namespace abh {
 namespace {

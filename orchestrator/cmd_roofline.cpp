@@ -130,8 +130,8 @@ void write_roofline_json(const RooflineCliOptions& o, const GpuTable& table, con
 }
 
 void run_roofline(const RooflineCliOptions& o) {
-  const auto table_path = o.gpu_table.empty() ? resolve_data_dir() / "gpus.json"
-                                              : std::filesystem::path(o.gpu_table);
+  const auto table_path =
+      o.gpu_table.empty() ? resolve_data_dir() / "gpus.json" : std::filesystem::path(o.gpu_table);
   const GpuTable table = load_gpu_table(table_path);
   if (o.list_gpus) {
     print_gpus(table);

@@ -23,7 +23,7 @@ struct ArmRequest {
   // loads the plan's plugin itself.
   const abh_worker_front_end* front_end = nullptr;
   worker_protocol::WorkerFiles files;  // the worker's files as this process runs them
-  bool warmup = false;            // measure, but write no result (the sweep's warm-up)
+  bool warmup = false;                 // measure, but write no result (the sweep's warm-up)
 };
 
 // Measures the arm and writes results/<shape>/<arm>.json atomically. Throws on failure: an

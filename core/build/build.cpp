@@ -206,7 +206,8 @@ bool reuse_cached(const fs::path& entry, const Expected& expected, const SourceI
   vdir.copy_in(entry / expected.artifact_name, expected.artifact_name);
   out.plugin_sha256 = vdir.sha256(expected.artifact_name);
   if (out.plugin_sha256 != cached_sha) {
-    why = "its artifact's SHA-256 " + out.plugin_sha256 + " differs from the recorded " + cached_sha;
+    why =
+        "its artifact's SHA-256 " + out.plugin_sha256 + " differs from the recorded " + cached_sha;
     vdir.remove(expected.artifact_name);
     return false;
   }

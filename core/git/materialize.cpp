@@ -9,10 +9,10 @@
 #include <set>
 #include <system_error>
 
-#include "system/error.hpp"
-#include "git/source_identity.hpp"
 #include "git/ignore_handle.hpp"
+#include "git/source_identity.hpp"
 #include "git/worktree.hpp"
+#include "system/error.hpp"
 
 namespace abh {
 

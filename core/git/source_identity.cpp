@@ -6,9 +6,9 @@
 #include <exception>
 #include <fstream>
 
+#include "git/worktree.hpp"
 #include "system/error.hpp"
 #include "system/sha256.hpp"
-#include "git/worktree.hpp"
 
 namespace abh::git {
 

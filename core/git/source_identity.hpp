@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "model/identity.hpp"
 #include "git/repository.hpp"
+#include "model/identity.hpp"
 
 namespace abh::git {
 

@@ -61,7 +61,8 @@ Grid grid_from_json(const json& j, const std::string& where) {
     const std::string at = where + ": /shapes/" + std::to_string(i);
     Shape s = shape_from_json(shapes[i], at);
     if (!seen.insert(s.id).second)
-      throw UsageError(at + ": duplicate shape id '" + s.id + "'; fix: give each shape a unique \"id\"");
+      throw UsageError(at + ": duplicate shape id '" + s.id +
+                       "'; fix: give each shape a unique \"id\"");
     g.shapes.push_back(std::move(s));
   }
   return g;

@@ -26,7 +26,8 @@ ComparedRun compared_run(const Report& r) {
   const Provenance& p = r.provenance;
   c.run_id = p.run_id;
   c.created_at = p.created_at;
-  for (const auto& v : p.variants) (v.name == "baseline" ? c.baseline : c.candidate) = fmt::variant_label(v);
+  for (const auto& v : p.variants)
+    (v.name == "baseline" ? c.baseline : c.candidate) = fmt::variant_label(v);
   for (const auto& m : p.machine) c.machines.push_back(machine_label(m));
   c.result_set_digest = p.result_set_digest;
   c.shapes = static_cast<int>(r.shapes.size());
@@ -85,7 +86,8 @@ Comparison build_comparison(const std::vector<Report>& reports) {
     c.runs.push_back(compared_run(r));
     for (const auto& row : r.shapes) {
       auto [it, fresh] = index.emplace(row.shape, c.shapes.size());
-      if (fresh) c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(reports.size())});
+      if (fresh)
+        c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(reports.size())});
       c.shapes[it->second].runs[run] = compared_cell(row);
     }
   }
@@ -96,16 +98,17 @@ Comparison build_comparison(const std::vector<Report>& reports) {
 namespace {
 
 json to_json(const ComparedRun& r) {
-  return json{{"run_id", r.run_id},
-              {"created_at", r.created_at},
-              {"baseline", r.baseline},
-              {"candidate", r.candidate},
-              {"machines", r.machines},
-              {"result_set_digest", r.result_set_digest},
-              {"shapes", r.shapes},
-              {"geomean", opt_json(r.geomean)},
-              {"geomean_ci", opt_json(r.geomean_ci)},
-              {"geomean_verdict", r.geomean_verdict ? json(to_string(*r.geomean_verdict)) : json()}};
+  return json{
+      {"run_id", r.run_id},
+      {"created_at", r.created_at},
+      {"baseline", r.baseline},
+      {"candidate", r.candidate},
+      {"machines", r.machines},
+      {"result_set_digest", r.result_set_digest},
+      {"shapes", r.shapes},
+      {"geomean", opt_json(r.geomean)},
+      {"geomean_ci", opt_json(r.geomean_ci)},
+      {"geomean_verdict", r.geomean_verdict ? json(to_string(*r.geomean_verdict)) : json()}};
 }
 
 ComparedRun compared_run_from_json(const json& j, const std::string& w) {
@@ -180,9 +183,8 @@ Comparison comparison_from_json(const json& j, const std::string& where) {
   const json& shapes = array_field(j, "shapes", where);
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const std::string w = where + ".shapes[" + std::to_string(i) + "]";
-    ComparedShape s{field<std::string>(shapes[i], "shape", w),
-                    field<std::string>(shapes[i], "label", w),
-                    {}};
+    ComparedShape s{
+        field<std::string>(shapes[i], "shape", w), field<std::string>(shapes[i], "label", w), {}};
     const json& cells = array_field(shapes[i], "runs", w);
     if (cells.size() != c.runs.size())
       throw Error(w + ": field 'runs': " + std::to_string(cells.size()) + " cells for " +

@@ -24,7 +24,7 @@ inline constexpr const char* kCompareTitle =
 struct ComparedRun {
   std::string run_id;
   std::string created_at;
-  std::string baseline, candidate;  // "main (1a2b3c4d5e6f)"
+  std::string baseline, candidate;    // "main (1a2b3c4d5e6f)"
   std::vector<std::string> machines;  // "host: NVIDIA H200 GPU-..., driver 580.00" or the CPU
   std::string result_set_digest;
   int shapes = 0;  // shapes in the run

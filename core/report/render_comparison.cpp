@@ -72,8 +72,9 @@ std::string render_terminal_comparison(const Comparison& c) {
 std::string render_markdown_comparison(const Comparison& c) {
   const std::string ci = fmt::confidence_label(c.stats.confidence);
   std::string out = "### " + std::string(kCompareTitle) + "\n\n" + kExplanation + "\n\n";
-  out += "| | run | created | machine | baseline | candidate | geomean speedup | result-set digest "
-         "|\n|---:|:---|:---|:---|:---|:---|:---|:---|\n";
+  out +=
+      "| | run | created | machine | baseline | candidate | geomean speedup | result-set digest "
+      "|\n|---:|:---|:---|:---|:---|:---|:---|:---|\n";
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const ComparedRun& r = c.runs[i];
     std::vector<std::string> machines;
@@ -118,8 +119,8 @@ using fmt::csv_number;
 
 // RFC 4180 like report.csv: one row per shape, seven columns per run prefixed with its run id.
 std::string render_csv_comparison(const Comparison& c) {
-  constexpr std::array<const char*, 7> kColumns = {
-      "present", "verdict", "speedup", "ci_lo", "ci_hi", "baseline_ns", "candidate_ns"};
+  constexpr std::array<const char*, 7> kColumns = {"present", "verdict",     "speedup",     "ci_lo",
+                                                   "ci_hi",   "baseline_ns", "candidate_ns"};
   std::vector<std::string> header{"shape", "label"};
   for (const auto& r : c.runs)
     for (const char* col : kColumns) header.push_back(r.run_id + "_" + col);
@@ -132,10 +133,10 @@ std::string render_csv_comparison(const Comparison& c) {
         cells.insert(cells.end(), kColumns.size() - 1, "");
         continue;
       }
-      cells.insert(cells.end(), {"true", to_string(cell.verdict), csv_number(cell.speedup),
-                                 cell.ci ? fmt::exact(cell.ci->lo) : "",
-                                 cell.ci ? fmt::exact(cell.ci->hi) : "",
-                                 csv_number(cell.baseline_ns), csv_number(cell.candidate_ns)});
+      cells.insert(cells.end(),
+                   {"true", to_string(cell.verdict), csv_number(cell.speedup),
+                    cell.ci ? fmt::exact(cell.ci->lo) : "", cell.ci ? fmt::exact(cell.ci->hi) : "",
+                    csv_number(cell.baseline_ns), csv_number(cell.candidate_ns)});
     }
     out += fmt::csv_row(cells);
   }
@@ -172,7 +173,8 @@ std::string render_svg_comparison(const Comparison& c) {
        "</text>\n";
   o += "<text x=\"10\" y=\"38\">" +
        xml("speedup = baseline time / candidate time within each run, with that run's " +
-           fmt::confidence_label(c.stats.confidence) + "; the runs are not compared with each other") +
+           fmt::confidence_label(c.stats.confidence) +
+           "; the runs are not compared with each other") +
        "</text>\n";
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const double y = 52 + 16 * static_cast<double>(i);
@@ -186,9 +188,8 @@ std::string render_svg_comparison(const Comparison& c) {
   for (std::size_t s = 0; s < c.shapes.size(); ++s) {
     const ComparedShape& shape = c.shapes[s];
     const double y0 = top + group * static_cast<double>(s);
-    o += "<g class=\"shape\"><text x=\"" + num(kLabelW - 8) + "\" y=\"" +
-         num(y0 + group / 2 + 4) + "\" text-anchor=\"end\">" + xml(svg::truncate(shape.shape, 40)) +
-         "</text>";
+    o += "<g class=\"shape\"><text x=\"" + num(kLabelW - 8) + "\" y=\"" + num(y0 + group / 2 + 4) +
+         "\" text-anchor=\"end\">" + xml(svg::truncate(shape.shape, 40)) + "</text>";
     for (std::size_t i = 0; i < shape.runs.size(); ++i) {
       const ComparedCell& cell = shape.runs[i];
       const double cy = y0 + kGap / 2 + kBar * (static_cast<double>(i) + 0.5);
@@ -202,7 +203,9 @@ std::string render_svg_comparison(const Comparison& c) {
              num(x(cell.ci->hi)) + "\" stroke=\"#000000\"/>";
       }
       o += "<text x=\"" + num(x.x1 + 8) + "\" y=\"" + num(cy + 4) + "\" font-size=\"10\">" +
-           xml(cell.speedup ? fmt::ratio(*cell.speedup) : cell.present ? "failed" : "not in run") +
+           xml(cell.speedup   ? fmt::ratio(*cell.speedup)
+               : cell.present ? "failed"
+                              : "not in run") +
            "</text></g>";
     }
     o += "</g>\n";

@@ -88,8 +88,8 @@ class ParsePath {
  private:
   struct Frame {
     bool array;
-    std::string key;                  // objects: the member being parsed
-    std::size_t index;                // arrays: the element being parsed
+    std::string key;                       // objects: the member being parsed
+    std::size_t index;                     // arrays: the element being parsed
     std::unordered_set<std::string> keys;  // objects: the keys seen so far
   };
   std::vector<Frame> frames_;

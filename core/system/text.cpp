@@ -67,12 +67,23 @@ std::string printable(std::string_view s) {
     }
     ++i;
     switch (c) {
-      case '\0': out += "\\0"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\\': out += "\\\\"; continue;
-      default: break;
+      case '\0':
+        out += "\\0";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      default:
+        break;
     }
     if (n == 1 && c >= 0x20 && c != 0x7F) {
       out += static_cast<char>(c);

@@ -56,7 +56,8 @@ TEST_CASE("data_dir: ABH_DATA_DIR wins and must be a directory") {
 }
 
 TEST_CASE("data_dir: a binary of the build tree uses the source tree") {
-  const Layout l = layout_for("/b/build/tests", "/b/build", "/src", "../share/abharness", "../include");
+  const Layout l =
+      layout_for("/b/build/tests", "/b/build", "/src", "../share/abharness", "../include");
   CHECK(l.build_tree);
   CHECK(l.bin == "/b/build/bin");
   CHECK(l.data == "/src/data");

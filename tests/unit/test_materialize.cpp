@@ -4,9 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include "git/materialize.hpp"
 #include "git_test_repo.hpp"
 #include "model/identity.hpp"
-#include "git/materialize.hpp"
 #include "system/sha256.hpp"
 
 using namespace abh;

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "system/error.hpp"
 #include "model/grid.hpp"
 #include "model/model_grid.hpp"
+#include "system/error.hpp"
 
 using namespace abh;
 

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
-#include "system/error.hpp"
 #include "model/model_grid.hpp"
 #include "stats/roofline.hpp"
+#include "system/error.hpp"
 
 using namespace abh;
 

@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "clock_guard.hpp"
-#include "system/error.hpp"
 #include "sampling.hpp"
 #include "stats/statistics.hpp"
 #include "stopping.hpp"
+#include "system/error.hpp"
 
 using namespace abh;
 using namespace abh::worker;
@@ -107,7 +107,8 @@ TEST_CASE("fixed: exactly min_samples, and unknown rules are refused") {
   CHECK_FALSE(rule->check(std::vector<double>(9, 1.0), 0).stop);
   CHECK(rule->check(std::vector<double>(10, 1.0), 0).stop);
   s.stopping = "forever";
-  CHECK_THROWS_WITH_AS(make_stopping_rule(s), doctest::Contains("use one of fixed, stdrel"), UsageError);
+  CHECK_THROWS_WITH_AS(make_stopping_rule(s), doctest::Contains("use one of fixed, stdrel"),
+                       UsageError);
 }
 
 namespace {
