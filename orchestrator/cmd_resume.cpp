@@ -6,6 +6,7 @@
 #include "adaptive_sweep.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
+#include "launcher.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
 #include "provenance/provenance.hpp"
@@ -37,10 +38,13 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   const fs::path worker = worker_binary();
   check_resumable(run_dir, plan, worker);
   Validation before = validate_run(run_dir, plan);
-  for (const auto& rel : before.leftovers) {
-    std::cerr << "removing interrupted write " << rel << "\n";
-    RunDirFs(run_dir).remove(rel);
-  }
+  // A lane that runs elsewhere (a Slurm job that outlived its orchestrator) may be writing one
+  // of these right now: its own next job removes the ones it left.
+  if (!launcher_places_lanes(plan.launcher))
+    for (const auto& rel : before.leftovers) {
+      std::cerr << "removing interrupted write " << rel << "\n";
+      RunDirFs(run_dir).remove(rel);
+    }
   if (!before.problems.empty()) {
     print_problems(before);
     return exit_code::kProvenance;
@@ -48,9 +52,12 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   auto done = valid_results(before);
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << before.outcomes.size()
             << " arms already valid\n";
-  const SweepSummary s = run_sweep(run_dir, plan, worker, done, sweep_options(flags));
+  const Launcher& launcher = launcher_named(plan.launcher.name);
+  const SweepSummary s = launcher.run(run_dir, plan, worker, done, sweep_options(flags));
+  if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
   // An interrupted extension continues; a block still waiting on a failed arm does not.
-  if (s.failed == 0) run_adaptive_blocks(run_dir, plan, worker, sweep_options(flags));
+  if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
+    run_adaptive_blocks(run_dir, plan, worker, sweep_options(flags));
   return conclude(run_dir, plan, validate_run(run_dir, plan, &before), flags);
 }
 

@@ -5,6 +5,7 @@
 
 #include "adaptive_sweep.hpp"
 #include "conclude.hpp"
+#include "launcher.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
 #include "run_command.hpp"
@@ -41,10 +42,12 @@ int start_run(RunFlags f) {
 
   const fs::path worker = worker_binary();
   Plan plan = make_plan(f.plan, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
-  SweepSummary s = run_sweep(run_dir, plan, worker, {}, sweep_options(f.report));
-  if (s.failed)
-    std::cerr << s.failed << " arm(s) failed\n";
-  else
+  const Launcher& launcher = launcher_named(plan.launcher.name);
+  SweepSummary s = launcher.run(run_dir, plan, worker, {}, sweep_options(f.report));
+  if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
+  if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
+  // A failed or lost arm stops the extension: the next decision would rest on a missing arm.
+  if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
     run_adaptive_blocks(run_dir, plan, worker, sweep_options(f.report));
   return conclude(run_dir, plan, validate_run(run_dir, plan), f.report);
 }
@@ -72,6 +75,23 @@ void add_measure_flags(CLI::App& c, MeasureSettings& s) {
       ->capture_default_str();
 }
 
+// Options of --launcher slurm; each lane is one job on one node and one GPU (docs/scale.md).
+void add_slurm_flags(CLI::App& c, SlurmOptions& s) {
+  c.add_option("--slurm-lanes", s.lanes, "slurm: jobs to spread the shapes over (one GPU each)")
+      ->capture_default_str();
+  c.add_option("--slurm-partition", s.partition, "slurm: partition of every job");
+  c.add_option("--slurm-account", s.account, "slurm: account charged");
+  c.add_option("--slurm-time", s.time, "slurm: time limit of each job (e.g. 1:00:00)");
+  c.add_option("--slurm-gres", s.gres,
+               "slurm: generic resources of each job (default gpu:1 for "
+               "CUDA plugins)");
+  c.add_option("--slurm-sbatch-arg", s.sbatch_args,
+               "slurm: one more sbatch option, value attached (--slurm-sbatch-arg=--qos=high); "
+               "repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 // What the plan is made of: the revisions, the grid, the repository, the schedule.
 void add_plan_flags(CLI::App& c, RunFlags& f) {
   PlanRequest& p = f.plan;
@@ -95,14 +115,19 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
                "interpreter of Python plugins (default: the manifest's, else python3 on PATH)");
   c.add_option("--cpus", p.cpus,
                "CPUs the arms may use, e.g. 2-7 (default: all this process may use); the plan "
-               "pins each arm to one of them (docs/method.md)");
+               "pins each arm to one of them (docs/method.md); local launcher only: a Slurm "
+               "lane chooses its CPUs on its node");
+  c.add_option("--launcher", p.launcher.name,
+               "where lanes run: local (this machine) | slurm (one Slurm job per lane)")
+      ->capture_default_str();
+  add_slurm_flags(c, p.launcher.slurm);
   c.add_option("--schedule", p.schedule.name, "aba | abba | random")->capture_default_str();
   c.add_option("--rounds", p.schedule.rounds, "blocks per shape")->capture_default_str();
   c.add_option("--schedule-seed", p.schedule.seed, "seed of the random block order")
       ->capture_default_str();
   c.add_option("--until-decided", p.schedule.until_decided,
                "up to this many more blocks for each shape still unstable or ambiguous after "
-               "the planned ones (docs/statistics.md)")
+               "the planned ones (docs/statistics.md); local launcher only")
       ->capture_default_str();
 }
 
@@ -132,6 +157,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   abharness run --baseline main --candidate my-branch --grid shapes.json
   abharness run --baseline HEAD --candidate WORKTREE --grid shapes.json --target cuda --gpus 0,1
   abharness run --baseline v1.2 --candidate HEAD --grid g.json --schedule abba --rounds 2 --fail-on-regression
+  abharness run --baseline main --candidate HEAD --grid g.json --target cuda --launcher slurm --slurm-lanes 8 --slurm-partition gpu
 Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 regression,
 6 undecided (with --fail-on-regression; docs/exit-codes.md).)");
   c->callback([f, &exit_code] {

@@ -4,10 +4,10 @@
 #include <iostream>
 
 #include "build_info.hpp"
-#include "exit_codes.hpp"
-#include "system/error.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "run_command.hpp"
+#include "system/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace abh;
@@ -36,6 +36,7 @@ shows each command's options.)");
   add_doctor_command(app, code);
   add_compare_command(app, code);
   add_completion_command(app);
+  add_lane_command(app, code);
   add_grid_command(app);
   add_roofline_command(app);
   try {

@@ -7,17 +7,18 @@
 #include <random>
 #include <sstream>
 
-#include "interpreter_probe.hpp"
 #include "git/ignore.hpp"
+#include "interpreter_probe.hpp"
+#include "launcher.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "placement.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
-#include "system/text.hpp"
 #include "system/json_io.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
+#include "system/text.hpp"
 #include "system/version.hpp"
 #include "variants.hpp"
 
@@ -35,6 +36,14 @@ std::string utc_stamp(const char* fmt) {
   return buf;
 }
 
+}  // namespace
+
+std::string utc_timestamp() {
+  return utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+}
+
+namespace {
+
 bool any_cuda(const Plan& p) {
   for (const auto& v : p.variants)
     if (v.device == "cuda") return true;
@@ -48,9 +57,21 @@ bool any_cuda(const Plan& p) {
                    "must not be mixed)");
 }
 
-// The worker's files and each plugin must be the files the plan hashed; a WORKTREE variant's
-// sources must still have the planned identity.
-void check_binaries_and_sources(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
+// A WORKTREE variant's sources must still have the planned identity.
+void check_sources(const fs::path& run_dir, const Plan& plan) {
+  for (const auto& v : plan.variants) {
+    if (v.source.kind != "worktree") continue;
+    SourceIdentity now = compute_source_identity(plan.repo, v.source.requested);
+    if (now.digest != v.source.digest)
+      refuse_resume(run_dir, "the working tree of " + plan.repo + " changed since the plan (" +
+                                 v.name + " identity " + v.source.digest.substr(0, 12) + ", now " +
+                                 now.digest.substr(0, 12) + ")");
+  }
+}
+
+}  // namespace
+
+void check_binaries(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
   std::string w =
       worker_protocol::worker_digest(worker_protocol::worker_files(worker.parent_path()));
   if (w != plan.worker_sha256)
@@ -64,18 +85,10 @@ void check_binaries_and_sources(const fs::path& run_dir, const Plan& plan, const
     if (h != v.plugin_sha256)
       refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " changed (plan " +
                                  v.plugin_sha256.substr(0, 12) + ", now " + h.substr(0, 12) + ")");
-    if (v.source.kind == "worktree") {
-      SourceIdentity now = compute_source_identity(plan.repo, v.source.requested);
-      if (now.digest != v.source.digest)
-        refuse_resume(run_dir, "the working tree of " + plan.repo + " changed since the plan (" +
-                                   v.name + " identity " + v.source.digest.substr(0, 12) +
-                                   ", now " + now.digest.substr(0, 12) + ")");
-    }
   }
 }
 
-// The machine, probed again, must equal the plan's field by field.
-void check_machine(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
+void check_local_machine(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
   std::vector<std::string> gpus;
   for (const auto& m : plan.machine)
     if (m.gpu) gpus.push_back(m.gpu->uuid);
@@ -89,6 +102,8 @@ void check_machine(const fs::path& run_dir, const Plan& plan, const fs::path& wo
                                    it->dump() + ", now " + b[it.key()].dump());
   }
 }
+
+namespace {
 
 // The CPUs arms may use: --cpus, which must be allowed to this process, or all it is allowed.
 std::vector<int> allowed_cpus(const std::string& requested) {
@@ -114,8 +129,13 @@ void place_arms(Plan& plan, const std::vector<int>& allowed) {
     }
 }
 
-// Every CPU the plan placed an arm on must still be allowed, or the workers could not be pinned.
-void check_cpus(const fs::path& run_dir, const Plan& plan) {
+}  // namespace
+
+void place_arms_here(Plan& plan, const std::string& cpus) {
+  place_arms(plan, allowed_cpus(cpus));
+}
+
+void check_local_cpus(const fs::path& run_dir, const Plan& plan) {
   const std::vector<int> allowed = thread_affinity();
   for (const auto& t : plan.tasks)
     for (int c : t.cpus)
@@ -125,10 +145,29 @@ void check_cpus(const fs::path& run_dir, const Plan& plan) {
                                    format_cpu_list(allowed) + ")");
 }
 
+namespace {
+
+// The launcher's flags, and the flags only some launchers can honour, are checked before anything
+// is built; what depends on the plugin's device is filled in when the plan is made.
+void check_launcher_request(const PlanRequest& req) {
+  const Launcher& launcher = launcher_named(req.launcher.name);
+  launcher.resolve(req.launcher, false);
+  if (req.schedule.until_decided > 0 && !launcher.runs_until_decided())
+    throw UsageError("--until-decided " + std::to_string(req.schedule.until_decided) + ": the " +
+                     req.launcher.name +
+                     " launcher runs each lane's arms in one job, without the rounds between "
+                     "which the extension decides; use --rounds, or --launcher local");
+  if (!req.cpus.empty() && launcher_places_lanes(req.launcher))
+    throw UsageError("--cpus " + req.cpus + ": with --launcher " + req.launcher.name +
+                     " each lane chooses the CPUs on its node, within those its job may use; ask "
+                     "the launcher for them instead (e.g. --slurm-sbatch-arg=--cpus-per-task=8)");
+}
+
 }  // namespace
 
 ResolvedRequest resolve_request(const PlanRequest& req) {
   validate(req.settings);
+  check_launcher_request(req);
   ResolvedRequest r;
   r.grid = load_grid(req.grid);
   r.repo = fs::absolute(req.repo).lexically_normal();
@@ -171,15 +210,14 @@ void check_run_inputs(const PlanRequest& req, const ResolvedRequest& resolved,
                       const fs::path& runs_root) {
   for (size_t i = 0; i < req.argv.size(); ++i) {
     const std::string flag = flag_of(req.argv, i);
-    check_utf8(req.argv[i], flag.empty() ? "argument " + std::to_string(i)
-                                         : "the argument of " + flag);
+    check_utf8(req.argv[i],
+               flag.empty() ? "argument " + std::to_string(i) : "the argument of " + flag);
   }
   check_utf8(resolved.repo.string(), "--repo: the repository path");
   check_utf8(runs_root.string(), "--runs-root: the runs root");
   if (auto wt = visible_to_git(resolved.repo, runs_root))
     throw UsageError("--runs-root " + quote(runs_root.string()) +
-                     " is inside the work tree of the kernel repository " +
-                     quote(wt->string()) +
+                     " is inside the work tree of the kernel repository " + quote(wt->string()) +
                      " and git does not ignore it: every run directory would become untracked "
                      "files of a WORKTREE identity, and abharness never writes into your "
                      "repository; add it to .gitignore (e.g. `echo " +
@@ -261,7 +299,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.harness_version = kHarnessVersion;
   plan.run_id = run_id;
   plan.run_nonce = new_run_nonce();
-  plan.created_at = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  plan.created_at = utc_timestamp();
   plan.repo = resolved.repo.string();
   plan.plugin_target = req.target;
   plan.command = req.argv;
@@ -283,12 +321,14 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.settings = req.settings;
   auto gpus = split_gpus(req.gpus);
   const bool cuda = any_cuda(plan);
+  const Launcher& launcher = launcher_named(req.launcher.name);
+  plan.launcher = launcher.resolve(req.launcher, cuda);
   plan.schedule = req.schedule;
-  plan.schedule.gpus = cuda ? static_cast<int>(gpus.size()) : 1;
+  plan.schedule.gpus = launcher.lanes(plan.launcher, cuda, gpus.size());
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
   RunDirFs(run_dir).make_dirs("logs/probe");
-  plan.machine = probe_machine(worker, cuda, gpus, run_dir / "logs" / "probe");
-  place_arms(plan, allowed_cpus(req.cpus));
+  plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
+  launcher.place(plan, req.cpus);
   // Written once, before any arm runs; never edited afterwards.
   write_plan(run_dir, plan);
   return load_plan(run_dir);  // as the workers will read it, with the digest of its bytes
@@ -307,21 +347,25 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
   if (!requested.python.empty() && plan.python && requested.python != plan.python->requested)
     throw UsageError("cannot resume " + run_dir.string() + ": --python " + requested.python +
                      " differs from the plan's interpreter '" + plan.python->requested + "'");
+  if (launcher_named(requested.launcher.name).resolve(requested.launcher, any_cuda(plan)) !=
+      plan.launcher)
+    throw UsageError("cannot resume " + run_dir.string() + ": the launcher options given differ " +
+                     "from the plan's " + to_json(plan.launcher).dump());
   if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
     throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
                      " differs from the plan's shapes");
 }
 
 void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {
-  check_binaries_and_sources(run_dir, plan, worker);
+  check_binaries(run_dir, plan, worker);
+  check_sources(run_dir, plan);
   if (plan.python) {
     const std::string changes =
         interpreter_changes(*plan.python, python_launcher(worker), run_dir / "logs" / "probe");
     if (!changes.empty())
       refuse_resume(run_dir, "the Python interpreter changed since the plan (" + changes + ")");
   }
-  check_machine(run_dir, plan, worker);
-  check_cpus(run_dir, plan);
+  launcher_named(plan.launcher.name).check_machine(run_dir, plan, worker);
 }
 
 }  // namespace abh

@@ -14,6 +14,7 @@
 #include "model/environment.hpp"
 #include "model/grid.hpp"
 #include "model/identity.hpp"
+#include "model/launch.hpp"
 #include "model/plan.hpp"
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
@@ -29,6 +30,7 @@ struct PlanRequest {
   std::string gpus = "0";  // --gpus: indices or UUIDs, comma-separated
   std::string python;      // --python: the interpreter of Python plugins (empty: the default)
   std::string cpus;        // --cpus: the CPUs arms may use (a list like 0-3,8); empty: all allowed
+  LauncherSpec launcher;   // --launcher and its options
   ScheduleOptions schedule;
   MeasureSettings settings;
   std::vector<std::string> argv;  // the command line, recorded in the plan
@@ -55,6 +57,8 @@ ResolvedRequest resolve_request(const PlanRequest& req);
 //    into the user's repository (not even a .gitignore); the message says what to add.
 void check_run_inputs(const PlanRequest& req, const ResolvedRequest& resolved,
                       const std::filesystem::path& runs_root);
+// Now, in UTC, ISO 8601 (e.g. 2026-11-29T12:00:00Z).
+std::string utc_timestamp();
 
 // A fresh run id: the UTC time and a random suffix, e.g. 20261129-120000-3fa9c1.
 std::string new_run_id();
@@ -83,10 +87,26 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
 void check_same_sweep(const std::filesystem::path& run_dir, const Plan& plan,
                       const PlanRequest& requested);
 
+// Refuses (UsageError) when the worker binary or a plugin is not the file the plan hashed.
+void check_binaries(const std::filesystem::path& run_dir, const Plan& plan,
+                    const std::filesystem::path& worker);
+
+// Refuses (UsageError) when this machine, probed again, differs from the plan's in any field.
+void check_local_machine(const std::filesystem::path& run_dir, const Plan& plan,
+                         const std::filesystem::path& worker);
+
+// Gives every task the CPUs of its lane on this machine (placement.hpp), from --cpus `cpus` (a
+// list such as 0-3,8) or, when empty, every CPU this process may use; UsageError naming --cpus.
+// A fallback from the rule is said on stderr and recorded in the plan's placement_notes.
+void place_arms_here(Plan& plan, const std::string& cpus);
+
+// Refuses (UsageError) to resume when a CPU the plan placed an arm on may no longer be used here:
+// the worker could not be pinned to it.
+void check_local_cpus(const std::filesystem::path& run_dir, const Plan& plan);
+
 // Refuses (UsageError) to resume when anything the plan fixed has changed: the worker binary, a
-// plugin, a WORKTREE variant's identity, the Python interpreter, the machine, or the CPUs the plan
-// placed arms on (no
-// longer all allowed).
+// plugin, a WORKTREE variant's identity, the Python interpreter, or the machine and the CPUs the
+// plan placed arms on (as its launcher can tell).
 void check_resumable(const std::filesystem::path& run_dir, const Plan& plan,
                      const std::filesystem::path& worker);
 

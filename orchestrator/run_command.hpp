@@ -44,5 +44,6 @@ void add_resume_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);  // cmd_doctor.cpp
+void add_lane_command(CLI::App& app, int& exit_code);    // cmd_lane.cpp: inside a Slurm job
 
 }  // namespace abh

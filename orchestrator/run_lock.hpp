@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace abh {
 
@@ -11,6 +12,10 @@ class RunLock {
  public:
   // Throws UsageError naming the run directory when another process holds the lock.
   explicit RunLock(const std::filesystem::path& run_dir);
+  // Locks `rel` inside `run_dir` (created when missing, never through a link); throws
+  // UsageError("<busy>") when another process holds it.
+  RunLock(const std::filesystem::path& run_dir, const std::filesystem::path& rel,
+          const std::string& busy);
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
   ~RunLock();

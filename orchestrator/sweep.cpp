@@ -3,17 +3,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <exception>
 #include <cstdio>
-#include <sstream>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
+#include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/process.hpp"
@@ -126,7 +127,7 @@ struct ArmProcess {
 };
 
 ArmProcess worker_spec(const RunDirFs& run, const fs::path& run_dir, const Plan& plan,
-                       const fs::path& worker, const Task& t, bool warmup) {
+                       const fs::path& worker, const Task& t, const Lane& lane, bool warmup) {
   run.make_dirs(log_rel(t, "out").parent_path());
   ArmProcess p;
   SpawnSpec& spec = p.spec;
@@ -150,8 +151,9 @@ ArmProcess worker_spec(const RunDirFs& run, const fs::path& run_dir, const Plan&
   // A worker sees only the GPU of its arm: the driver then initialises one GPU, not all of them
   // (start-up on a 2-GPU H200 machine: 0.54 s -> 0.34 s), and a plugin cannot stray onto a GPU
   // that another arm is measuring on.
-  const Environment& m = plan.machine.at(static_cast<size_t>(t.gpu));
-  if (m.gpu) spec.env[worker_protocol::kVisibleDevicesEnv] = m.gpu->uuid;
+  if (!lane.gpu_uuid.empty()) spec.env[worker_protocol::kVisibleDevicesEnv] = lane.gpu_uuid;
+  // CPUs the lane chose on its node (a launcher that places lanes): the plan names none.
+  if (!lane.cpus.empty()) spec.env[worker_protocol::kArmCpusEnv] = format_cpu_list(lane.cpus);
   return p;
 }
 
@@ -160,12 +162,12 @@ ArmProcess worker_spec(const RunDirFs& run, const fs::path& run_dir, const Plan&
 // took 2x its A2: drift -51 %; docs/measurements.md). A failed warm-up is said, not hidden; the
 // arm itself then runs and reports for itself.
 void warm_up(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
-             const SweepOptions& opt) {
+             const Lane& lane, const SweepOptions& opt) {
   // The Python launcher has no warm-up mode yet: its arms start from the interpreter's own
   // start-up, which is slower than any warm-up effect seen (docs/python.md).
   if (plan.variant(t.variant).is_python()) return;
   const RunDirFs run(run_dir);
-  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, true);
+  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, lane, true);
   const ExitStatus st = run_process(p.spec);
   if (!st.ok())
     std::cerr << "warm-up of " << t.shape << "/" << t.arm << " failed (" << st.describe()
@@ -179,12 +181,12 @@ void warm_up(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
 // following links (system/run_dir_fs.hpp): its logs are created afresh, never written through a
 // link planted in their place.
 bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
-             Progress& progress) {
+             const Lane& lane, Progress& progress) {
   const RunDirFs run(run_dir);
   run.remove(log_rel(t, "failure.json"));
   const fs::path result = result_rel(t);
   run.make_dirs(result.parent_path());
-  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, false);
+  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, lane, false);
   ExitStatus st = run_process(p.spec);
   p.out.reset();
   p.err.reset();
@@ -208,33 +210,28 @@ bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, 
 
 }  // namespace
 
-SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
-                       const std::set<std::string>& done, const SweepOptions& opt) {
+std::string result_key(const fs::path& run_dir, const Task& t) {
+  return result_path(run_dir, t).lexically_relative(run_dir).generic_string();
+}
+
+SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+                       const std::vector<Lane>& lanes, const SweepOptions& opt) {
   SweepSummary sum;
-  std::map<int, std::vector<const Task*>> lanes;  // one lane per GPU
-  for (const auto& t : plan.tasks) {
-    if (opt.select ? !opt.select(t) : t.conditional) continue;
-    if (done.count(result_rel(t).generic_string())) {
-      ++sum.skipped;
-      continue;
-    }
-    lanes[t.gpu].push_back(&t);
-  }
   int todo = 0;
-  for (const auto& [gpu, ts] : lanes) todo += static_cast<int>(ts.size());
+  for (const auto& lane : lanes) todo += static_cast<int>(lane.tasks.size());
   Progress progress(todo, std::max<int>(1, static_cast<int>(lanes.size())), opt);
   std::mutex m;
   std::exception_ptr error;  // the first lane that could not go on (a damaged run directory)
-  auto run_lane = [&](const std::vector<const Task*>& tasks) {
+  auto run_lane = [&](const Lane& lane) {
     try {
       // One warm-up per variant: each loads its own plugin, and the first arm to load one met it
       // cold (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower
       // in 7 of 10 runs, speedup median 0.985; docs/measurements.md).
       std::set<std::string> warmed;
-      for (const Task* t : tasks)
-        if (warmed.insert(t->variant).second) warm_up(run_dir, plan, worker, *t, opt);
-      for (const Task* t : tasks) {
-        bool ok = run_arm(run_dir, plan, worker, *t, progress);
+      for (const Task* t : lane.tasks)
+        if (warmed.insert(t->variant).second) warm_up(run_dir, plan, worker, *t, lane, opt);
+      for (const Task* t : lane.tasks) {
+        bool ok = run_arm(run_dir, plan, worker, *t, lane, progress);
         std::lock_guard<std::mutex> g(m);
         ++sum.ran;
         if (!ok) ++sum.failed;
@@ -245,14 +242,37 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
     }
   };
   if (lanes.size() <= 1) {
-    for (const auto& [gpu, ts] : lanes) run_lane(ts);
+    for (const auto& lane : lanes) run_lane(lane);
   } else {
     std::vector<std::thread> threads;
-    for (const auto& [gpu, ts] : lanes) threads.emplace_back(run_lane, std::cref(ts));
+    for (const auto& lane : lanes) threads.emplace_back(run_lane, std::cref(lane));
     for (auto& th : threads) th.join();
   }
   progress.close();
   if (error) std::rethrow_exception(error);
+  return sum;
+}
+
+SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+                       const std::set<std::string>& done, const SweepOptions& opt) {
+  std::map<int, Lane> lanes;  // one lane per GPU
+  int skipped = 0;
+  for (const auto& t : plan.tasks) {
+    if (opt.select ? !opt.select(t) : t.conditional) continue;
+    if (done.count(result_key(run_dir, t))) {
+      ++skipped;
+      continue;
+    }
+    Lane& lane = lanes[t.gpu];
+    lane.index = t.gpu;
+    const Environment& m = plan.machine.at(static_cast<size_t>(t.gpu));
+    if (m.gpu) lane.gpu_uuid = m.gpu->uuid;
+    lane.tasks.push_back(&t);
+  }
+  std::vector<Lane> list;
+  for (auto& [gpu, lane] : lanes) list.push_back(std::move(lane));
+  SweepSummary sum = run_lanes(run_dir, plan, worker, list, opt);
+  sum.skipped = skipped;
   return sum;
 }
 

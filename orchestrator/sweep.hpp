@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "model/plan.hpp"
 
@@ -25,10 +26,29 @@ struct SweepSummary {
   int ran = 0;
   int failed = 0;
   int skipped = 0;  // already valid
+  int lost = 0;     // in a lane whose process or job ended before they ran (Slurm)
 };
 
-// `done` holds the run-relative result paths that are already valid and must not be measured
-// again.
+// One lane: arms that run one after another on one GPU (or the host), each in a fresh worker.
+struct Lane {
+  int index = 0;
+  std::string gpu_uuid;  // what the lane's workers see as CUDA_VISIBLE_DEVICES; empty on a CPU
+  std::vector<const Task*> tasks;
+  // The CPUs its workers use, when the lane chose them on its node (a launcher that places lanes:
+  // the plan's Task::cpus are empty); empty: each task's own, from the plan.
+  std::vector<int> cpus;
+};
+
+// The run-relative result path of a task, as `done` sets hold it.
+std::string result_key(const std::filesystem::path& run_dir, const Task& t);
+
+// Runs the lanes at once, one thread each, and returns when all of them have finished.
+SweepSummary run_lanes(const std::filesystem::path& run_dir, const Plan& plan,
+                       const std::filesystem::path& worker, const std::vector<Lane>& lanes,
+                       const SweepOptions& opt);
+
+// Every lane of the plan on this machine's GPUs. `done` holds the run-relative result paths that
+// are already valid and must not be measured again.
 SweepSummary run_sweep(const std::filesystem::path& run_dir, const Plan& plan,
                        const std::filesystem::path& worker, const std::set<std::string>& done,
                        const SweepOptions& opt);

@@ -2,10 +2,12 @@
 # Installs the Debian 12 packages abharness builds with. CUDA is expected at /usr/local/cuda (it is
 # not a Debian package); without it the CPU parts still build and the GPU parts are skipped.
 # python3-numpy and python3-venv: the NumPy example of Python plugins and its test.
+# slurm-wlm and munge: the Slurm launcher's test (tests/integration/slurm.sh) starts its own
+# munged, slurmctld and slurmd from them; nothing here configures or enables a cluster.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git python3 libgit2-dev libssl-dev nlohmann-json3-dev
       libcli11-dev libboost-dev libboost-filesystem-dev doctest-dev python3-jsonschema
-      libvalijson-dev python3-yaml bsdutils python3-numpy python3-venv)
+      libvalijson-dev python3-yaml bsdutils python3-numpy python3-venv slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

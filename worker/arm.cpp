@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <set>
@@ -14,8 +15,8 @@
 #include "plugin.hpp"
 #include "sampling.hpp"
 #include "stats/statistics.hpp"
-#include "system/run_dir_fs.hpp"
 #include "system/cpu_set.hpp"
+#include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 #include "system/version.hpp"
 #include "tactic_cache.hpp"
@@ -77,9 +78,9 @@ PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
 // bytes read, so that the result cannot pass for one of another run), and for a Python plugin
 // under which interpreter (as the launcher describes it).
 void record_identity(const PlannedArm& a, const ArmRequest& req, ArmResult& r) {
-  r.invocation = Invocation{a.plan.run_id,    a.plan.run_nonce, a.shape.id,
-                            a.shape.params,   a.task.arm,       a.task.variant,
-                            a.task.round,     a.plan.plugin_target, a.settings};
+  r.invocation =
+      Invocation{a.plan.run_id,  a.plan.run_nonce, a.shape.id,           a.shape.params, a.task.arm,
+                 a.task.variant, a.task.round,     a.plan.plugin_target, a.settings};
   r.plan_sha256 = a.plan.file_sha256;
   r.source = a.variant.source;
   r.worker_sha256 = worker_protocol::worker_digest(req.files);
@@ -105,6 +106,31 @@ std::unique_ptr<Plugin> load_plugin(const PlannedArm& a, const ArmRequest& req) 
   return std::make_unique<Plugin>(req.run_dir / a.variant.plugin);
 }
 
+// The UUID of the arm's GPU. A plan whose launcher places lanes (Slurm) cannot name it: the lane
+// that started this worker names it in CUDA_VISIBLE_DEVICES, once it checked that the node's GPU
+// is the planned model.
+std::string planned_gpu(const GpuInfo& planned) {
+  if (!planned.uuid.empty()) return planned.uuid;
+  const char* visible = std::getenv(worker_protocol::kVisibleDevicesEnv);
+  if (!visible || std::string(visible).rfind("GPU-", 0) != 0)
+    throw UsageError(std::string("the plan leaves the GPU to its launcher, but ") +
+                     worker_protocol::kVisibleDevicesEnv +
+                     " names no GPU UUID: run arms of this plan through `abharness lane`");
+  return visible;
+}
+
+// The CPUs of the arm: the plan's, or when the plan leaves the placement to each lane on its node
+// (the Slurm launcher), the ones the lane that started this worker chose there.
+std::vector<int> planned_cpus(const Plan& plan, const Task& task) {
+  if (!launcher_places_lanes(plan.launcher)) return task.cpus;
+  const char* cpus = std::getenv(worker_protocol::kArmCpusEnv);
+  if (!cpus || !*cpus)
+    throw UsageError(std::string("the plan leaves the CPUs to its launcher, but ") +
+                     worker_protocol::kArmCpusEnv +
+                     " is not set: run arms of this plan through `abharness lane`");
+  return parse_cpu_list(cpus, worker_protocol::kArmCpusEnv);
+}
+
 // Open the device: the host for a CPU plugin, the plan's GPU for a CUDA plugin.
 std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const Plugin& plugin,
                                            ArmResult& r) {
@@ -125,7 +151,7 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const Plugin& pl
     if (!planned.gpu)
       throw UsageError("plan machine entry " + std::to_string(a.task.gpu) +
                        " has no GPU but the plugin is a CUDA plugin");
-    session = gpu->open(planned.gpu->uuid);
+    session = gpu->open(planned_gpu(*planned.gpu));
   } else {
     session = cpu_device().open("");
   }
@@ -225,10 +251,10 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   const Plan plan = load_plan(req.run_dir);
   const PlannedArm a = find_arm(plan, req);
   record_identity(a, req, r);
-  ArmPlacement placement(a.task.cpus);
+  const std::vector<int> cpus = planned_cpus(plan, a.task);
+  ArmPlacement placement(cpus);
   placement.pin_process();
-  log.at() << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(a.task.cpus)
-           << std::endl;
+  log.at() << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(cpus) << std::endl;
 
   const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
   const Plugin& plugin = *loaded;

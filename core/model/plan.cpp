@@ -82,11 +82,21 @@ Task task_from_json(const json& j, const std::string& where) {
       throw Error(where + ": field 'cpus': every entry must be a CPU number (an integer >= 0)");
     t.cpus.push_back(c.get<int>());
   }
-  if (t.cpus.empty())
-    throw Error(where + ": field 'cpus': empty; the plan must say where the arm runs");
   check_safe_name(t.shape, where + ": shape");
   check_safe_name(t.arm, where + ": arm");
   return t;
+}
+
+// The planner places every arm on the planning machine; a launcher that places lanes leaves that
+// to each lane on its node, where the planning machine's CPU numbers mean nothing.
+void check_task_cpus(const Plan& p, size_t i, const std::string& where) {
+  const std::string at = where + ".tasks[" + std::to_string(i) + "]: field 'cpus': ";
+  const bool on_node = launcher_places_lanes(p.launcher);
+  if (on_node && !p.tasks[i].cpus.empty())
+    throw Error(at + "must be empty with the " + p.launcher.name +
+                " launcher: each lane chooses the CPUs on its node");
+  if (!on_node && p.tasks[i].cpus.empty())
+    throw Error(at + "empty; the plan must say where the arm runs");
 }
 
 constexpr const char* kPlanFile = "plan.json";
@@ -148,19 +158,20 @@ json to_json(const Plan& p) {
          {"schedule", abh::to_json(p.schedule)},
          {"tasks", tasks},
          {"machine", machine},
-         {"placement_notes", p.placement_notes}};
+         {"placement_notes", p.placement_notes},
+         {"launcher", abh::to_json(p.launcher)}};
   if (p.python) j["python"] = to_json(*p.python);
   return j;
 }
 
 Plan plan_from_json(const json& j, const std::string& where) {
   Plan p;
-  p.schema_version =
-      schema_version(j, where, kPlanSchemaVersion, "plan", kSchemaFix);
+  p.schema_version = schema_version(j, where, kPlanSchemaVersion, "plan", kSchemaFix);
   p.harness_version = field<std::string>(j, "harness_version", where);
   p.run_id = field<std::string>(j, "run_id", where);
   p.run_nonce = field<std::string>(j, "run_nonce", where);
-  if (p.run_nonce.size() != 32 || p.run_nonce.find_first_not_of("0123456789abcdef") != std::string::npos)
+  if (p.run_nonce.size() != 32 ||
+      p.run_nonce.find_first_not_of("0123456789abcdef") != std::string::npos)
     throw Error(where + ": field 'run_nonce': " + quote(p.run_nonce) +
                 " is not 32 lowercase hex digits");
   p.created_at = field<std::string>(j, "created_at", where);
@@ -191,6 +202,13 @@ Plan plan_from_json(const json& j, const std::string& where) {
       if (p.tasks[k].shape == p.tasks[i].shape && p.tasks[k].arm == p.tasks[i].arm)
         throw Error(where + ".tasks[" + std::to_string(i) + "]: arm " + p.tasks[i].shape + "/" +
                     p.tasks[i].arm + " is planned twice (also tasks[" + std::to_string(k) + "])");
+  if (j.contains("launcher"))
+    p.launcher = launcher_spec_from_json(object_field(j, "launcher", where), where + ".launcher");
+  if (launcher_places_lanes(p.launcher) &&
+      p.machine.size() != static_cast<size_t>(p.launcher.slurm.lanes))
+    throw Error(where + ": field 'machine': " + std::to_string(p.machine.size()) + " entries for " +
+                std::to_string(p.launcher.slurm.lanes) + " Slurm lanes");
+  for (size_t i = 0; i < p.tasks.size(); ++i) check_task_cpus(p, i, where);
   for (const auto& t : p.tasks) {
     if (t.gpu < 0 || static_cast<size_t>(t.gpu) >= p.machine.size())
       throw Error(where + ": task " + t.shape + "/" + t.arm + " names machine entry " +

@@ -17,6 +17,7 @@
 #include "model/grid.hpp"
 #include "model/identity.hpp"
 #include "model/interpreter.hpp"
+#include "model/launch.hpp"
 #include "model/manifest.hpp"
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
@@ -55,13 +56,16 @@ struct Plan {
   MeasureSettings settings;
   ScheduleOptions schedule;
   std::vector<Task> tasks;
-  std::vector<Environment> machine;   // one per GPU used (index = Task::gpu), or the host for CPU
+  // One per lane (index = Task::gpu): a GPU of this machine, or the host for CPU plugins; with a
+  // launcher that places lanes (Slurm), the machine expected on each lane's node (launch.hpp).
+  std::vector<Environment> machine;
   std::optional<Interpreter> python;  // the interpreter of the Python variants, when there are any
+  LauncherSpec launcher;              // absent in plans written before launchers: local
   // Not in the JSON: the SHA-256 of the plan.json bytes this plan was read from (load_plan), the
   // digest every result must name; empty for a plan that was not read from a file.
   std::string file_sha256;
   // Where the placement of arms fell back from its rule (Task::cpus), one line each; empty when
-  // it did not.
+  // it did not, and always with a launcher that places lanes (each lane chooses on its node).
   std::vector<std::string> placement_notes;
 
   const Variant& variant(const std::string& name) const;

@@ -37,12 +37,16 @@ inline constexpr const char* kWarmupFlag = "--warmup";
 inline constexpr const char* kGpuFlag = "--gpu";        // probe, telemetry: GPU index or UUID
 inline constexpr const char* kPluginFlag = "--plugin";  // describe: the plugin's shared object
 
-// Environment. The orchestrator sets the first two on every `run`; the last is a test hook.
+// Environment. The orchestrator sets the first two on every `run`, a lane on its node the third;
+// the last is a test hook.
 // Its pid: the worker asks the kernel to kill it when that process dies, and exits at once when
 // it was orphaned before it could ask.
 inline constexpr const char* kParentPidEnv = "ABH_PARENT_PID";
 // The UUID of the arm's GPU, so a worker sees only that GPU (and the plan's probe does too).
 inline constexpr const char* kVisibleDevicesEnv = "CUDA_VISIBLE_DEVICES";
+// The CPUs of the arm (a list such as 4-7,12), set by `abharness lane` when the plan leaves the
+// placement to each lane on its node (a launcher that places lanes): the plan names none there.
+inline constexpr const char* kArmCpusEnv = "ABH_ARM_CPUS";
 // Non-empty and not "0": the worker prints when its first timed iteration is enqueued.
 inline constexpr const char* kStartupTraceEnv = "ABH_STARTUP_TRACE";
 

@@ -60,14 +60,15 @@ void diff_json(const json& expected, const json& found, const std::string& path,
   if (expected != found) out.push_back({rule, file, path, short_json(expected), short_json(found)});
 }
 
-// The worker ran where the plan placed it: it read the plan's CPUs, its measuring thread was
-// pinned to the first of them, and it was seen on no other.
-void check_placement(const Task& task, const std::string& file, const Placement& p,
+// The worker ran where it was placed (`cpus`: the plan's, or its lane's on the node): it pinned
+// itself to those CPUs, its measuring thread to the first of them, and it was seen on no other.
+void check_placement(const std::vector<int>& cpus, const std::string& whose,
+                     const std::string& file, const Placement& p,
                      std::vector<ProvenanceProblem>& out) {
-  if (p.cpus != task.cpus)
-    out.push_back({"placement", file, "placement.cpus",
-                   format_cpu_list(task.cpus) + " (the plan's)", format_cpu_list(p.cpus)});
-  const std::vector<int> host = {task.cpus.empty() ? -1 : task.cpus.front()};
+  if (p.cpus != cpus)
+    out.push_back({"placement", file, "placement.cpus", format_cpu_list(cpus) + " (" + whose + ")",
+                   format_cpu_list(p.cpus)});
+  const std::vector<int> host = {cpus.empty() ? -1 : cpus.front()};
   if (p.affinity != host)
     out.push_back({"placement", file, "placement.affinity", format_cpu_list(host),
                    format_cpu_list(p.affinity)});
@@ -78,11 +79,52 @@ void check_placement(const Task& task, const std::string& file, const Placement&
                    p.seen.empty() ? "(none recorded)" : format_cpu_list(p.seen)});
 }
 
+// Where a result of a task must have been measured: the machine, and the CPUs with whose they are
+// (for the problem line).
+struct ExpectedPlace {
+  Environment machine;
+  std::vector<int> cpus;
+  std::string whose;
+};
+
+bool same_node(const NodeRecord& node, const Environment& got) {
+  const Environment& e = node.environment;
+  return e.hostname == got.hostname && (!e.gpu || (got.gpu && e.gpu->uuid == got.gpu->uuid));
+}
+
+// The place of a result of `task`: the plan's machine and CPUs, or with a launcher that places
+// lanes, the plan's machine on the node and GPU that a job of the lane recorded, with the CPUs
+// that job chose there (a problem when no job of the lane recorded that node and GPU).
+ExpectedPlace expected_place(const Plan& plan, const Task& task, const ArmResult& r,
+                             const std::string& file, const std::vector<NodeRecord>& lane_nodes,
+                             std::vector<ProvenanceProblem>& problems) {
+  const Environment& planned = plan.machine.at(static_cast<size_t>(task.gpu));
+  if (!launcher_places_lanes(plan.launcher)) return {planned, task.cpus, "the plan's"};
+  const Environment& got = r.environment;
+  const NodeRecord* match = nullptr;
+  // A lane restarted on the same node may have chosen other CPUs: the job whose CPUs the worker
+  // used is the one it ran under.
+  for (const auto& node : lane_nodes)
+    if (same_node(node, got) && (!match || node.cpus == r.placement.cpus)) match = &node;
+  if (match)
+    return {with_placement(planned, match->environment), match->cpus,
+            "chosen on the node by lane job " + match->job_id};
+  std::string where = got.hostname + (got.gpu ? " GPU " + got.gpu->uuid : "");
+  problems.push_back({"lane-node", file, "environment.hostname",
+                      "a node and GPU that a job of lane " + std::to_string(task.gpu) +
+                          " recorded under launcher/nodes/",
+                      where});
+  // The rest is still compared with the plan; the CPUs with themselves (no record to hold them
+  // to, and the problem above is already said).
+  return {with_placement(planned, got), r.placement.cpus, "the result's own"};
+}
+
 }  // namespace
 
 std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
                                          const std::string& file, const json& raw,
-                                         std::vector<ProvenanceProblem>& problems) {
+                                         std::vector<ProvenanceProblem>& problems,
+                                         const std::vector<NodeRecord>& lane_nodes) {
   const size_t before = problems.size();
   if (!raw.is_object()) {
     problems.push_back({"result-format", file, "", "a JSON object", short_json(raw)});
@@ -136,11 +178,12 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
   const json want_python = v.is_python() && plan.python ? identity_json(*plan.python) : json();
   const json got_python = r.python ? identity_json(*r.python) : json();
   diff_json(want_python, got_python, "python", "python-interpreter", file, problems);
-  Environment want_env = plan.machine.at(static_cast<size_t>(task.gpu));
+  const ExpectedPlace place = expected_place(plan, task, r, file, lane_nodes, problems);
+  Environment want_env = place.machine;
   want_env.libraries = v.libraries;
   diff_json(to_json(want_env), to_json(r.environment), "environment", "environment", file,
             problems);
-  check_placement(task, file, r.placement, problems);
+  check_placement(place.cpus, place.whose, file, r.placement, problems);
   if (r.measurement.samples_ns.empty())
     problems.push_back({"samples", file, "measurement.samples_ns", "at least one sample", "none"});
   // Clock normalization pairs sample i with clock i: a list of another length would misalign all.
@@ -218,7 +261,8 @@ std::set<std::string> scan_results(const RunDirFs& run, const Plan& plan,
 // and checked again: resume validates each existing result once.
 std::optional<ArmResult> checked_result(const RunDirFs& run, const Plan& plan, const Task& t,
                                         const std::string& rel, const Validation* earlier,
-                                        Validation& v, FileStamp& stamp) {
+                                        const std::vector<NodeRecord>& lane_nodes, Validation& v,
+                                        FileStamp& stamp) {
   std::string bytes;
   RunDirFs::FileInfo info;
   try {
@@ -241,7 +285,43 @@ std::optional<ArmResult> checked_result(const RunDirFs& run, const Plan& plan, c
     v.problems.push_back({"result-format", rel, "", "valid JSON", e.what()});
     return std::nullopt;
   }
-  return validate_result(plan, t, rel, raw, v.problems);
+  return validate_result(plan, t, rel, raw, v.problems, lane_nodes);
+}
+
+// The records of each lane's jobs that started (refusals ran nothing and place nothing), read
+// without following links. A record that cannot be read is a problem: the results of its lane
+// cannot be placed.
+std::map<int, std::vector<NodeRecord>> lane_nodes_of(const RunDirFs& run, const Plan& plan,
+                                                     Validation& v) {
+  std::map<int, std::vector<NodeRecord>> nodes;
+  if (!launcher_places_lanes(plan.launcher)) return nodes;
+  try {
+    for (auto& r : load_node_records(run))
+      if (r.refused.empty()) nodes[r.lane].push_back(std::move(r));
+  } catch (const std::exception& e) {
+    v.problems.push_back({"lane-record", "launcher/nodes", "", "readable node records", e.what()});
+  }
+  return nodes;
+}
+
+// All arms of a shape are compared with each other, so they must have run on one node, one GPU
+// and the same CPUs: with a launcher that places lanes, a lane restarted elsewhere must not split
+// a shape.
+void check_shape_placement(const Validation& v, std::vector<ProvenanceProblem>& problems) {
+  std::map<std::string, std::pair<std::string, std::string>> first;  // shape -> (file, place)
+  for (const auto& o : v.outcomes) {
+    if (!o.result) continue;
+    const Environment& e = o.result->environment;
+    std::string place = e.hostname + (e.gpu ? " GPU " + e.gpu->uuid : "") + " CPUs " +
+                        format_cpu_list(o.result->placement.cpus);
+    std::string rel = result_rel(o.task).generic_string();
+    auto [it, fresh] = first.emplace(o.task.shape, std::pair{rel, place});
+    if (!fresh && it->second.second != place)
+      problems.push_back(
+          {"shape-split", rel, "environment",
+           "the node, GPU and CPUs of " + it->second.first + " (" + it->second.second + ")",
+           place});
+  }
 }
 
 // Why an arm has no result: its failure record under logs/ (a crashed, hung or wrong arm), or
@@ -321,6 +401,8 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
   std::map<std::string, const Task*> planned;  // relative result path -> task
   for (const auto& t : plan.tasks) planned[result_rel(t).generic_string()] = &t;
   const std::set<std::string> present = scan_results(run, plan, planned, v);
+  const auto lane_nodes = lane_nodes_of(run, plan, v);
+  static const std::vector<NodeRecord> none;
 
   Sha256 set_digest;
   set_digest.field("abharness-result-set-v1").field(plan_sha);
@@ -335,7 +417,9 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
       continue;
     }
     FileStamp stamp;
-    std::optional<ArmResult> r = checked_result(run, plan, t, rel, earlier, v, stamp);
+    auto nodes = lane_nodes.find(t.gpu);
+    std::optional<ArmResult> r = checked_result(
+        run, plan, t, rel, earlier, nodes == lane_nodes.end() ? none : nodes->second, v, stamp);
     if (r) {
       auto [it, fresh] = seen_payloads.emplace(r->payload_sha256, rel);
       if (!fresh) {
@@ -350,6 +434,7 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
     if (!o.result) o.failure = "result failed provenance validation";
     v.outcomes.push_back(std::move(o));
   }
+  check_shape_placement(v, v.problems);
   v.result_set_digest = set_digest.hex();
   keep_required_blocks(run_dir, plan, v);
   return v;

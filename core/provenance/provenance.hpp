@@ -47,16 +47,20 @@ struct Validation {
 
 // Validates one result (already parsed as JSON) against the plan's task: `plan.file_sha256` is the
 // digest of the plan file every result must name. Appends problems and returns the typed result
-// only when it passed.
+// only when it passed. When the plan's launcher places lanes (Slurm), `lane_nodes` are the records
+// of the task's lane's jobs that started (launcher/nodes/): the result's node and GPU must be one
+// of them, its CPUs the ones that job chose there, and everything else the plan's machine.
 std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
                                          const std::string& rel_path, const json& raw,
-                                         std::vector<ProvenanceProblem>& problems);
+                                         std::vector<ProvenanceProblem>& problems,
+                                         const std::vector<NodeRecord>& lane_nodes = {});
 
 // Validates the whole run directory, reading it without following links: every result against
 // the plan file as it is on disk (and that against the plan as this process read it), and every
 // built plugin the plan records against its digest. Failure records under logs/ (from crashed,
-// hung or wrong arms) become outcomes with a failure reason. With `earlier` (a validation made by this process
-// of the same run), results it passed that are unchanged on disk are reused, not re-read.
+// hung or wrong arms) become outcomes with a failure reason. With `earlier` (a validation made by
+// this process of the same run), results it passed that are unchanged on disk are reused, not
+// re-read.
 Validation validate_run(const std::filesystem::path& run_dir, const Plan& plan,
                         const Validation* earlier = nullptr);
 

@@ -197,8 +197,15 @@ std::string provenance(const Report& r) {
     out += ", plugin SHA-256 " + code(v.plugin_sha256) + "\n";
   }
   out += "- Worker SHA-256: " + code(p.worker_sha256) + "\n";
-  for (const auto& m : p.machine) {
-    out += "- Machine: " + esc(m.hostname) + ", " + esc(m.os) + ", " + esc(m.cpu_model);
+  for (size_t i = 0; i < p.machine.size(); ++i) {
+    const Environment& m = p.machine[i];
+    // A Slurm plan promises one machine for every lane; the lanes' nodes are in the results.
+    if (std::find(p.machine.begin(), p.machine.begin() + static_cast<long>(i), m) !=
+        p.machine.begin() + static_cast<long>(i))
+      continue;
+    out += "- Machine: " +
+           (m.hostname.empty() ? std::string("the node of each Slurm job") : esc(m.hostname)) +
+           ", " + esc(m.os) + ", " + esc(m.cpu_model);
     if (m.gpu)
       out += "; GPU " + std::to_string(m.gpu->index) + " " + esc(m.gpu->name) + " " +
              code(m.gpu->uuid);

@@ -309,6 +309,16 @@ UniqueFd RunDirFs::open_in_place(const fs::path& rel) const {
   return fd;
 }
 
+void RunDirFs::move(const fs::path& from, const fs::path& to) const {
+  auto [src, src_name] = parent_of(from, false);
+  if (!src.valid()) throw Error("cannot move " + shown(path(from)) + ": " + std::strerror(ENOENT));
+  if (kind(from) != Kind::file) refuse(src.get(), src_name, path(from), 0, "regular file");
+  auto [dst, dst_name] = parent_of(to, true);
+  if (::renameat(src.get(), src_name.c_str(), dst.get(), dst_name.c_str()) != 0)
+    throw Error("cannot move " + shown(path(from)) + " to " + shown(path(to)) + ": " +
+                std::strerror(errno));
+}
+
 bool RunDirFs::remove(const fs::path& rel) const {
   auto [dir, name] = parent_of(rel, false);
   if (!dir.valid()) return false;

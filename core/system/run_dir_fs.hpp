@@ -73,6 +73,9 @@ class RunDirFs {
   // a lock file, whose inode must be the same for every process. Refused when it has another
   // link (a hard link would make the file outside the run directory the one written).
   UniqueFd open_in_place(const std::filesystem::path& rel) const;
+  // Moves the regular file at `from` to `to` (renamed, never copied), creating the missing parent
+  // directories of `to`; a link or anything else at `from` is refused by name.
+  void move(const std::filesystem::path& from, const std::filesystem::path& to) const;
   // Removes the file or link at `rel`; false when there was none.
   bool remove(const std::filesystem::path& rel) const;
 

@@ -70,6 +70,20 @@ inline Plan fixture_plan(int gpus = 0) {
   return p;
 }
 
+// The interpreter a fixture plan with Python plugins records.
+inline Interpreter fixture_interpreter() {
+  Interpreter py;
+  py.requested = "python3";
+  py.executable = "/usr/bin/python3";
+  py.real_path = "/usr/bin/python3.11";
+  py.version = "3.11.2";
+  py.sha256 = std::string(64, 'a');
+  py.distributions = {"numpy==1.24.2"};
+  py.distributions_sha256 = std::string(64, 'd');
+  py.site_sha256 = std::string(64, 's');
+  return py;
+}
+
 // The result a worker writes for `t` (a task of `p`): everything the plan says, as the worker
 // copies it, and three samples that differ from arm to arm so that no two payloads are equal.
 inline ArmResult fixture_result(const Plan& p, const Task& t) {
@@ -78,9 +92,8 @@ inline ArmResult fixture_result(const Plan& p, const Task& t) {
   ArmResult r;
   r.schema_version = kResultSchemaVersion;
   r.harness_version = p.harness_version;
-  r.invocation = {p.run_id, p.run_nonce,  s.id,           s.params,
-                  t.arm,    t.variant,    t.round,        p.plugin_target,
-                  p.settings};
+  r.invocation = {p.run_id, p.run_nonce,     s.id,      s.params, t.arm, t.variant,
+                  t.round,  p.plugin_target, p.settings};
   // The digest of the plan file the worker read: set by whoever wrote the plan (file_sha256).
   r.plan_sha256 = p.file_sha256;
   r.worker_sha256 = p.worker_sha256;
@@ -88,7 +101,7 @@ inline ArmResult fixture_result(const Plan& p, const Task& t) {
   r.source = v.source;
   r.environment = p.machine.at(static_cast<size_t>(t.gpu));
   r.environment.libraries = v.libraries;
-  r.placement = {t.cpus, {t.cpus.front()}, {t.cpus.front()}};
+  if (!t.cpus.empty()) r.placement = {t.cpus, {t.cpus.front()}, {t.cpus.front()}};
   r.telemetry.before.unavailable_reason = "no GPU";
   r.telemetry.after = r.telemetry.before;
   r.measurement.timer = "steady";
@@ -104,6 +117,13 @@ inline ArmResult fixture_result(const Plan& p, const Task& t) {
   r.started_at = "2026-11-29T12:00:01Z";
   r.finished_at = "2026-11-29T12:00:02Z";
   r.pid = 4242;
+  return r;
+}
+
+// The same, measured on `cpus` (a plan that leaves the CPUs to its lanes names none).
+inline ArmResult fixture_result_at(const Plan& p, const Task& t, const std::vector<int>& cpus) {
+  ArmResult r = fixture_result(p, t);
+  r.placement = {cpus, {cpus.front()}, {cpus.front()}};
   return r;
 }
 

@@ -126,15 +126,7 @@ Plan python_plan() {
     v.plugin = "variants/" + v.name + "/src";
     v.build_cache_key.clear();
   }
-  Interpreter py;
-  py.requested = "python3";
-  py.executable = "/usr/bin/python3";
-  py.real_path = "/usr/bin/python3.11";
-  py.version = "3.11.2";
-  py.sha256 = std::string(64, 'a');
-  py.distributions = {"numpy==1.24.2"};
-  py.distributions_sha256 = std::string(64, 'd');
-  py.site_sha256 = std::string(64, 's');
+  const Interpreter py = test::fixture_interpreter();
   p.python = py;
   return p;
 }
@@ -177,4 +169,37 @@ TEST_CASE("plan: a plugin's digest is its file's, or its source tree's for a Pyt
   Plan c = test::fixture_plan();
   test::write(tmp.path() / c.variants[0].plugin, "ELF");
   CHECK(plugin_digest(tmp.path(), c.variants[0]) == sha256_hex("ELF"));
+}
+
+TEST_CASE("plan: the launcher round-trips, and a plan without one is local") {
+  Plan p = test::fixture_plan(2);
+  json local = to_json(p);
+  p.launcher.name = "slurm";
+  p.launcher.slurm = {2, "gpu", "proj", "1:00:00", "gpu:1", {"--qos=high"}};
+  for (auto& t : p.tasks) t.cpus.clear();  // each lane chooses them on its node
+  json j = to_json(p);
+  CHECK(plan_from_json(j, "plan.json").launcher == p.launcher);
+  local.erase("launcher");
+  CHECK(plan_from_json(local, "plan.json").launcher == LauncherSpec{});
+}
+
+TEST_CASE("plan: the planner places arms for the local launcher, each lane on its node for Slurm") {
+  Plan p = test::fixture_plan(2);
+  json local = to_json(p);
+  local["tasks"][1]["cpus"] = json::array();
+  CHECK(test::error_of([&] { plan_from_json(local, "plan.json"); }) ==
+        "plan.json.tasks[1]: field 'cpus': empty; the plan must say where the arm runs");
+  p.launcher.name = "slurm";
+  p.launcher.slurm.lanes = 2;
+  json slurm = to_json(p);  // the planning machine's CPUs left in: meaningless on a node
+  CHECK(test::error_of([&] { plan_from_json(slurm, "plan.json"); }) ==
+        "plan.json.tasks[0]: field 'cpus': must be empty with the slurm launcher: each lane "
+        "chooses the CPUs on its node");
+}
+
+TEST_CASE("plan: a Slurm plan has one machine entry per lane") {
+  Plan p = test::fixture_plan(2);
+  p.launcher.name = "slurm";
+  p.launcher.slurm.lanes = 3;
+  CHECK(error_from(to_json(p)) == "plan.json: field 'machine': 2 entries for 3 Slurm lanes");
 }

@@ -164,6 +164,22 @@ TEST_CASE("planner: a bad request is a usage error naming the flag, before anyth
     test::write(r.req.grid, "{");
     CHECK(usage_error_of([&] { resolve_request(r.req); }).rfind("grid: ", 0) == 0);
   }
+  SUBCASE("--until-decided with a launcher that runs each lane as one job") {
+    r.req.launcher.name = "slurm";
+    r.req.schedule.until_decided = 2;
+    CHECK(usage_error_of([&] {
+            resolve_request(r.req);
+          }).rfind("--until-decided 2: the slurm launcher runs each lane's arms in one job", 0) ==
+          0);
+  }
+  SUBCASE("--cpus with a launcher whose lanes choose their CPUs on their nodes") {
+    r.req.launcher.name = "slurm";
+    r.req.cpus = "0-1";
+    CHECK(usage_error_of([&] {
+            resolve_request(r.req);
+          }).rfind("--cpus 0-1: with --launcher slurm each lane chooses the CPUs on its node", 0) ==
+          0);
+  }
   CHECK_FALSE(fs::exists(r.tmp.path() / "runs"));
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "model/plan.hpp"
@@ -218,15 +219,7 @@ TEST_CASE("provenance: plugin-sha256 refuses a result of another plugin build") 
 
 TEST_CASE("provenance: python-interpreter refuses an arm under another interpreter, or none") {
   Run run;
-  Interpreter py;
-  py.requested = "python3";
-  py.executable = "/usr/bin/python3";
-  py.real_path = "/usr/bin/python3.11";
-  py.version = "3.11.2";
-  py.sha256 = std::string(64, 'a');
-  py.distributions = {"numpy==1.24.2"};
-  py.distributions_sha256 = std::string(64, 'd');
-  py.site_sha256 = std::string(64, 's');
+  const Interpreter py = test::fixture_interpreter();
   run.plan.python = py;
   // A Python plugin is its source tree: the plan names the directory and its tree digest.
   for (auto& v : run.plan.variants) {
@@ -420,4 +413,154 @@ TEST_CASE("provenance: an earlier validation is reused only for files unchanged 
     Validation again = validate_run(run.dir, run.plan, &first);
     CHECK(problems_of(again) == names({"payload-digest", kB, "payload_sha256"}));
   }
+}
+
+namespace {
+
+// A run whose lanes Slurm placed: two GPU lanes, the plan promising the machine without node or
+// GPU and naming no CPUs, each result measured on the node and CPUs its lane's job recorded
+// (launcher/nodes/).
+struct SlurmRun {
+  test::TempDir tmp{"abh-provenance-slurm"};
+  fs::path dir = tmp.path();
+  Plan plan = test::fixture_plan(2);
+
+  static Environment node(const Plan& p, int lane, const std::string& host) {
+    Environment e = p.machine.at(static_cast<size_t>(lane));
+    e.hostname = host;
+    e.gpu->uuid = "GPU-" + host;
+    e.gpu->pci_bus_id = "0000:17:00.0";
+    return e;
+  }
+  // The CPUs a job of lane `lane` chose on its node.
+  static std::vector<int> cpus_of(int lane) { return {2 * lane + 1, 2 * lane}; }
+
+  SlurmRun() {
+    plan.launcher.name = "slurm";
+    plan.launcher.slurm.lanes = 2;
+    for (auto& m : plan.machine) m = without_placement(m);
+    for (auto& t : plan.tasks) t.cpus.clear();
+    for (const auto& v : plan.variants) test::write(dir / v.plugin, "plugin of " + v.name);
+    write_plan(dir, plan);
+    plan.file_sha256 = sha256_file(plan_path(dir));
+    for (int lane : {0, 1})
+      record(lane, "100" + std::to_string(lane), "node-" + std::to_string(lane));
+    for (const auto& t : plan.tasks) write_on(t, "node-" + std::to_string(t.gpu));
+  }
+  void record(int lane, const std::string& job, const std::string& host,
+              const std::string& refused = "", std::vector<int> cpus = {}) {
+    NodeRecord r;
+    r.lane = lane;
+    r.job_id = job;
+    r.started_at = "2026-11-29T12:00:00Z";
+    r.environment = node(plan, lane, host);
+    r.refused = refused;
+    if (refused.empty()) r.cpus = cpus.empty() ? cpus_of(lane) : cpus;
+    write_json_atomic(node_record_path(dir, lane, job, 0), to_json(r));
+  }
+  void write_on(const Task& t, const std::string& host, std::vector<int> cpus = {}) {
+    ArmResult r = test::fixture_result_at(plan, t, cpus.empty() ? cpus_of(t.gpu) : cpus);
+    std::map<std::string, std::string> libs = r.environment.libraries;
+    r.environment = node(plan, t.gpu, host);
+    r.environment.libraries = libs;
+    write_result(dir, result_rel(t), r);
+  }
+  const Task& task(const std::string& shape, const std::string& arm) const {
+    return *plan.find_task(shape, arm);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("provenance: a Slurm run places each result on a node its lane recorded") {
+  SlurmRun run;
+  Validation v = validate_run(run.dir, run.plan);
+  CHECK(problems_of(v) == "");
+  CHECK(v.complete());
+}
+
+TEST_CASE("provenance: lane-node refuses a result from a node no job of its lane recorded") {
+  SlurmRun run;
+  std::string found;
+  SUBCASE("the node records removed") {
+    fs::remove_all(run.dir / "launcher" / "nodes");
+    run.write_on(run.task("m32", "B"), "node-0");
+    found = "node-0";
+  }
+  SUBCASE("a node of another lane") {
+    run.write_on(run.task("m32", "B"), "node-1");
+    found = "node-1";
+  }
+  SUBCASE("a node whose job refused it") {
+    run.record(0, "1002", "node-9", "node node-9 is not the planned machine: GPU model");
+    run.write_on(run.task("m32", "B"), "node-9");
+    found = "node-9";
+  }
+  Validation v = validate_run(run.dir, run.plan);
+  CHECK(problems_of(v) == doctest::Contains("results/m32/B.json: lane-node (field "
+                                            "'environment.hostname'): expected a node and GPU "
+                                            "that a job of lane 0 recorded"));
+  const std::string where = "found " + found + " GPU GPU-" + found;
+  CHECK(problems_of(v) == doctest::Contains(where.c_str()));
+  CHECK_FALSE(v.complete());
+}
+
+TEST_CASE("provenance: lane-node still holds the rest of the machine to the plan") {
+  SlurmRun run;
+  run.record(1, "1002", "node-5");
+  ArmResult r = test::fixture_result_at(run.plan, run.task("m64", "B"), SlurmRun::cpus_of(1));
+  const auto libs = r.environment.libraries;
+  r.environment = SlurmRun::node(run.plan, 1, "node-5");
+  r.environment.driver_version = "999.1";
+  r.environment.libraries = libs;
+  write_result(run.dir, result_rel(run.task("m64", "B")), r);
+  Validation v = validate_run(run.dir, run.plan);
+  CHECK(problems_of(v) ==
+        names({"environment", "results/m64/B.json", "environment.driver_version"}));
+}
+
+TEST_CASE("provenance: shape-split refuses the arms of one shape on two nodes") {
+  SlurmRun run;
+  run.record(0, "1002", "node-7");  // lane 0 restarted on another node
+  run.write_on(run.task("m32", "A2"), "node-7");
+  Validation v = validate_run(run.dir, run.plan);
+  CHECK(problems_of(v) == names({"shape-split", "results/m32/A2.json", "environment"}));
+  CHECK(problems_of(v) == doctest::Contains("node-0 GPU GPU-node-0"));
+  CHECK(v.problems.size() == 1);
+  CHECK_FALSE(v.complete());
+}
+
+TEST_CASE("provenance: a Slurm result's CPUs are the ones its lane's job chose on the node") {
+  SlurmRun run;
+  // The plan names no CPUs: the planning machine's numbers mean nothing on the node.
+  run.write_on(run.task("m32", "B"), "node-0", {6, 7});
+  Validation v = validate_run(run.dir, run.plan);
+  CHECK(problems_of(v) == names({"placement", "results/m32/B.json", "placement.cpus"}));
+  CHECK(problems_of(v) ==
+        doctest::Contains("expected 0-1 (chosen on the node by lane job 1000), found 6-7"));
+  CHECK_FALSE(v.complete());
+}
+
+TEST_CASE("provenance: a lane restarted on its node with other CPUs splits no shape silently") {
+  SlurmRun run;
+  run.record(0, "1002", "node-0", "", {5, 4});
+  SUBCASE("one arm of the shape on the new CPUs: shape-split") {
+    run.write_on(run.task("m32", "A2"), "node-0", {5, 4});
+    Validation v = validate_run(run.dir, run.plan);
+    CHECK(problems_of(v) == names({"shape-split", "results/m32/A2.json", "environment"}));
+    CHECK(v.problems.size() == 1);
+  }
+  SUBCASE("the whole shape measured again there: valid") {
+    for (const char* arm : {"A1", "B", "A2"}) run.write_on(run.task("m32", arm), "node-0", {5, 4});
+    Validation v = validate_run(run.dir, run.plan);
+    CHECK(problems_of(v) == "");
+  }
+}
+
+TEST_CASE("provenance: an unreadable node record is a problem, not a silent skip") {
+  SlurmRun run;
+  test::write(run.dir / "launcher" / "nodes" / "lane0-job1003-r0.json", "{ not json");
+  Validation v = validate_run(run.dir, run.plan);
+  CHECK(problems_of(v) == doctest::Contains("launcher/nodes: lane-record"));
+  CHECK_FALSE(v.complete());
 }

@@ -16,7 +16,8 @@ namespace {
 
 std::size_t count_of(const std::string& s, const std::string& what) {
   std::size_t n = 0;
-  for (auto pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + what.size())) ++n;
+  for (auto pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + what.size()))
+    ++n;
   return n;
 }
 
@@ -24,7 +25,11 @@ std::size_t count_of(const std::string& s, const std::string& what) {
 bool valid_utf8(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    const std::size_t len = c < 0x80         ? 1
+                            : (c >> 5) == 6  ? 2
+                            : (c >> 4) == 14 ? 3
+                            : (c >> 3) == 30 ? 4
+                                             : 0;
     if (len == 0 || i + len > s.size()) return false;
     for (std::size_t k = 1; k < len; ++k)
       if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
@@ -48,7 +53,7 @@ Report synthetic_report(int n, std::size_t id_len, bool hostile) {
     row.shape = id + std::string(id_len > id.size() ? id_len - id.size() : 0, 'x');
     row.label = junk;
     const int kind = i % 6;
-    row.verdict = kind == 0 ? Verdict::slower
+    row.verdict = kind == 0   ? Verdict::slower
                   : kind == 1 ? Verdict::faster
                   : kind == 2 ? Verdict::same
                   : kind == 3 ? Verdict::ambiguous
@@ -90,7 +95,11 @@ Report synthetic_report(int n, std::size_t id_len, bool hostile) {
   for (int g = 0; g < 16; ++g) {
     Environment e;
     e.hostname = "host" + junk;
-    e.gpu = GpuInfo{g, "NVIDIA H200" + junk, "GPU-" + std::to_string(g)};
+    GpuInfo gpu;
+    gpu.index = g;
+    gpu.name = "NVIDIA H200" + junk;
+    gpu.uuid = "GPU-" + std::to_string(g);
+    e.gpu = gpu;
     p.machine.push_back(e);
   }
   return r;
