@@ -8,6 +8,8 @@
 #
 # usage: bench/aa_sweep.sh [precision ...]     (BIN=<dir with abharness>, default build/bin)
 #        extra flags for `abharness run` go in ABH_FLAGS, e.g. ABH_FLAGS="--max-time 3"
+#        SHAPES_M="1 8" narrows the grid's M values; RUN_TAG=x names the run aa_<precision>_x
+#        (runs of one WORK share its build cache)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$root/build/bin}
@@ -29,16 +31,16 @@ fi
 
 for prec in "${precisions[@]}"; do
   grid=$work/grid_$prec.json
-  python3 - "$prec" > "$grid" <<'PY'
+  python3 - "$prec" ${SHAPES_M:-1 8 32 128 512 1024 2048 4096} > "$grid" <<'PY'
 import json, sys
 prec = sys.argv[1]
 shapes = []
 for n, k in [(6656, 19968), (19968, 6656)]:
-    for m in [1, 8, 32, 128, 512, 1024, 2048, 4096]:
+    for m in map(int, sys.argv[2:]):
         shapes.append({"id": f"m{m}_n{n}_k{k}_{prec}", "params": {"m": m, "n": n, "k": k, "precision": prec}})
 print(json.dumps({"schema_version": 1, "shapes": shapes}, indent=1))
 PY
-  run=aa_$prec
+  run=aa_$prec${RUN_TAG:+_$RUN_TAG}
   rm -rf "$work/runs/$run"
   t0=$(date +%s.%N)
   set +e
@@ -84,6 +86,33 @@ rej = sum(r["measurement"].get("clock", {}).get("rejected", 0) for r in rs)
 pause = sum(r["measurement"].get("clock", {}).get("recovery_s", 0) for r in rs)
 print(f"arms span {span:.1f} s (first worker start to last result); samples kept {kept}, "
       f"discarded by the clock floor {rej}, recovery pauses {pause:.1f} s")
+# Where an arm's time goes: each phase's median time since its worker started, from the arms'
+# logs ("[0.276 s] device session open, ..."), and the median gap from one result to the next
+# worker start of the same GPU.
+import re, statistics
+phases = {}
+for f in glob.glob(run + "/logs/*/*.out"):
+    if ".warmup." in f or "/probe/" in f:
+        continue
+    for line in open(f, errors="replace"):
+        m = re.match(r"\[(\d+\.\d+) s\] (plan read|plugin loaded|device session open|problem created|timer ready|tactic|\d+ samples|verified|result written)", line)
+        if m:
+            key = "sampled" if m.group(2)[0].isdigit() else m.group(2)
+            phases.setdefault(key, []).append(float(m.group(1)))
+order = ["plan read", "plugin loaded", "device session open", "problem created", "timer ready",
+         "tactic", "sampled", "verified", "result written"]
+print("phase medians (s since worker start): " +
+      ", ".join(f"{k} {statistics.median(phases[k]):.3f}" for k in order if k in phases))
+gaps = []
+by_gpu = {}
+for r in rs:
+    by_gpu.setdefault(r["environment"]["gpu"]["uuid"] if r.get("environment", {}).get("gpu") else "", []).append(r)
+for arms in by_gpu.values():
+    arms.sort(key=lambda r: ts(r["started_at"]))
+    gaps += [ts(b["started_at"]) - ts(a["finished_at"]) for a, b in zip(arms, arms[1:])]
+if gaps:
+    print(f"gap from a result to the same GPU's next arm start: median {statistics.median(gaps):.3f} s "
+          f"over {len(by_gpu)} GPU(s)")
 PY
 done
 echo "work directory: $work"

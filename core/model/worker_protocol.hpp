@@ -38,7 +38,7 @@ inline constexpr const char* kGpuFlag = "--gpu";        // probe, telemetry: GPU
 inline constexpr const char* kPluginFlag = "--plugin";  // describe: the plugin's shared object
 
 // Environment. The orchestrator sets the first two on every `run`, a lane on its node the third;
-// the last is a test hook.
+// the last two are hooks for benches and tests.
 // Its pid: the worker asks the kernel to kill it when that process dies, and exits at once when
 // it was orphaned before it could ask.
 inline constexpr const char* kParentPidEnv = "ABH_PARENT_PID";
@@ -47,6 +47,10 @@ inline constexpr const char* kVisibleDevicesEnv = "CUDA_VISIBLE_DEVICES";
 // The CPUs of the arm (a list such as 4-7,12), set by `abharness lane` when the plan leaves the
 // placement to each lane on its node (a launcher that places lanes): the plan names none there.
 inline constexpr const char* kArmCpusEnv = "ABH_ARM_CPUS";
+// "0": local lanes of one host open their GPUs at will instead of taking turns (worker/arm.cpp).
+inline constexpr const char* kDeviceOpenTurnsEnv = "ABH_DEVICE_OPEN_TURNS";
+// The run directory's file whose flock is the turn to open a GPU.
+inline constexpr const char* kDeviceOpenLock = ".device-open.lock";
 // Non-empty and not "0": the worker prints when its first timed iteration is enqueued.
 inline constexpr const char* kStartupTraceEnv = "ABH_STARTUP_TRACE";
 
