@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "system/file_lock.hpp"
+
 namespace abh {
 
 class RunLock {
@@ -16,12 +18,9 @@ class RunLock {
   // UsageError("<busy>") when another process holds it.
   RunLock(const std::filesystem::path& run_dir, const std::filesystem::path& rel,
           const std::string& busy);
-  RunLock(const RunLock&) = delete;
-  RunLock& operator=(const RunLock&) = delete;
-  ~RunLock();
 
  private:
-  int fd_ = -1;
+  FileLock lock_;
 };
 
 }  // namespace abh

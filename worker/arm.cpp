@@ -1,14 +1,12 @@
 #include "arm.hpp"
 
-#include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "device.hpp"
@@ -19,6 +17,7 @@
 #include "sampling.hpp"
 #include "stats/statistics.hpp"
 #include "system/cpu_set.hpp"
+#include "system/file_lock.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 #include "system/version.hpp"
@@ -134,24 +133,16 @@ std::vector<int> planned_cpus(const Plan& plan, const Task& task) {
   return parse_cpu_list(cpus, worker_protocol::kArmCpusEnv);
 }
 
-// Local lanes of one host take turns opening their GPUs: processes that open CUDA devices at once
-// are each slower than the sum of opening them one after another (two H200s: session open median
-// 0.35 s, max 0.54 s, at will; 0.28 s, max 0.36 s, with turns and the wait included; 0.25 s
-// alone). The turn is an flock on a file in the run directory, which every local lane shares; the
-// kernel releases it when a worker dies. Slurm lanes do not take turns: a lock on the shared run
-// directory would serialise nodes that do not contend. ABH_DEVICE_OPEN_TURNS=0 lets local lanes
+// A worker of a local multi-lane plan opens its GPU in its turn (launch.hpp): the turn is the
+// flock on a file of the run directory that every lane shares. ABH_DEVICE_OPEN_TURNS=0 lets lanes
 // open at will (bench/scaling.sh compares both).
-UniqueFd take_device_open_turn(const PlannedArm& a, const RunDirFs& run) {
+std::optional<FileLock> take_device_open_turn(const PlannedArm& a, const RunDirFs& run) {
   const char* turns = std::getenv(worker_protocol::kDeviceOpenTurnsEnv);
-  if (a.plan.schedule.gpus < 2 || launcher_places_lanes(a.plan.launcher) ||
+  if (!lanes_take_turns_to_open(a.plan.launcher, a.plan.schedule.gpus) ||
       (turns && std::string(turns) == "0"))
-    return UniqueFd();
-  UniqueFd fd = run.open_in_place(worker_protocol::kDeviceOpenLock);
-  while (::flock(fd.get(), LOCK_EX) != 0)
-    if (errno != EINTR)
-      throw Error("cannot lock " + run.path(worker_protocol::kDeviceOpenLock).string() + ": " +
-                  std::strerror(errno));
-  return fd;
+    return std::nullopt;
+  return std::optional<FileLock>(std::in_place, run, worker_protocol::kDeviceOpenLock,
+                                 FileLock::Wait::yes);
 }
 
 // Open the device: the host for a CPU plugin, the plan's GPU for a CUDA plugin.
@@ -174,7 +165,7 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const RunDirFs& 
     if (!planned.gpu)
       throw UsageError("plan machine entry " + std::to_string(a.task.gpu) +
                        " has no GPU but the plugin is a CUDA plugin");
-    const UniqueFd turn = take_device_open_turn(a, run);
+    const std::optional<FileLock> turn = take_device_open_turn(a, run);
     session = gpu->open(planned_gpu(*planned.gpu));
   } else {
     session = cpu_device().open("");

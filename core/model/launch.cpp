@@ -87,6 +87,10 @@ bool launcher_places_lanes(const LauncherSpec& l) {
   return l.name != "local";
 }
 
+bool lanes_take_turns_to_open(const LauncherSpec& l, int lanes) {
+  return !launcher_places_lanes(l) && lanes > 1;
+}
+
 Environment without_placement(Environment e) {
   e.hostname.clear();
   if (e.gpu) {

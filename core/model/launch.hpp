@@ -42,6 +42,11 @@ LauncherSpec launcher_spec_from_json(const json& j, const std::string& where);
 
 // True when the launcher, not the plan, decides each lane's node and GPU.
 bool launcher_places_lanes(const LauncherSpec& l);
+// True when the workers of `lanes` lanes take turns to open their GPUs: lanes of this host
+// (the local launcher), more than one. Processes that open CUDA devices at the same time are each
+// slower than the sum of opening them one after another (docs/scale.md#lanes). Slurm lanes do
+// not: a lock on the shared run directory would serialise nodes that do not contend.
+bool lanes_take_turns_to_open(const LauncherSpec& l, int lanes);
 
 // The machine a plan can promise before Slurm chose a node: `e` with the node's name and the
 // GPU's UUID, bus id and index cleared.

@@ -1,0 +1,26 @@
+#include "system/file_lock.hpp"
+
+#include <sys/file.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "system/error.hpp"
+
+namespace abh {
+
+FileLock::FileLock(const RunDirFs& dir, const std::filesystem::path& rel, Wait wait) {
+  // In place (every process must lock the same inode), but never through a link: a lock file
+  // that is a symbolic or hard link to a file elsewhere would be locked and written there.
+  UniqueFd fd = dir.open_in_place(rel);
+  const int op = LOCK_EX | (wait == Wait::no ? LOCK_NB : 0);
+  while (::flock(fd.get(), op) != 0) {
+    const int e = errno;
+    if (e == EINTR) continue;
+    if (e == EWOULDBLOCK && wait == Wait::no) return;
+    throw Error("cannot lock " + dir.path(rel).string() + ": " + std::strerror(e));
+  }
+  fd_ = std::move(fd);
+}
+
+}  // namespace abh
