@@ -45,11 +45,6 @@ NodeRecord this_job(int lane) {
   return r;
 }
 
-// Where an arm ran, as far as the comparison of a shape's arms cares: node, GPU and CPUs.
-std::string place_of(const Environment& e, const std::vector<int>& cpus) {
-  return e.hostname + (e.gpu ? " GPU " + e.gpu->uuid : "") + " CPUs " + format_cpu_list(cpus);
-}
-
 // The lane's arms and, for those with a valid result already, where it was measured.
 struct LaneState {
   std::vector<const Task*> to_run;
@@ -75,7 +70,7 @@ LaneState lane_state(const RunDirFs& run, const Plan& plan, int lane,
       problems.push_back({"result-format", result.generic_string(), "", "valid JSON", e.what()});
     }
     if (r)
-      s.measured[t.shape].push_back({&t, place_of(r->environment, r->placement.cpus)});
+      s.measured[t.shape].push_back({&t, arm_place(r->environment, r->placement.cpus)});
     else
       // Never overwritten: the orchestrator's validation names the problem.
       std::cerr << "lane " << lane << ": " << result.generic_string()
@@ -89,7 +84,7 @@ LaneState lane_state(const RunDirFs& run, const Plan& plan, int lane,
 // is set aside and measured again whole: its arms are only comparable in one place.
 std::vector<const Task*> shapes_to_remeasure(const LaneState& s, NodeRecord& rec,
                                              const fs::path& aside) {
-  const std::string here = place_of(rec.environment, rec.cpus);
+  const std::string here = arm_place(rec.environment, rec.cpus);
   std::vector<const Task*> again;
   for (const auto& [shape, arms] : s.measured) {
     bool elsewhere = false;
@@ -189,7 +184,7 @@ int run_lane_job(const fs::path& run_dir, int lane, bool quiet) {
   Lane todo{lane, rec.environment.gpu ? rec.environment.gpu->uuid : "",
             lane_work(run_dir, plan, rec), rec.cpus};
   std::cerr << "lane " << lane << " (job " << rec.job_id << ") on "
-            << place_of(rec.environment, rec.cpus) << ": " << todo.tasks.size()
+            << arm_place(rec.environment, rec.cpus) << ": " << todo.tasks.size()
             << " arm(s) to run\n";
   SweepOptions opt;
   opt.quiet = quiet;

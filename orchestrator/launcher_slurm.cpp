@@ -29,8 +29,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The name of a job of this run: squeue finds a run's jobs by it, also after a killed orchestrator.
+std::string job_name(const std::string& run_id, const std::string& what) {
+  return "abh-" + run_id + "-" + what;
+}
+
 std::string job_name(const std::string& run_id, int lane) {
-  return "abh-" + run_id + "-lane" + std::to_string(lane);
+  return job_name(run_id, "lane" + std::to_string(lane));
 }
 
 // A job this command waits for, and the arms of its lane it is expected to measure.
@@ -252,7 +257,7 @@ std::vector<Environment> SlurmLauncher::probe(const MachineRequest& req) const {
   const RunDirFs run(req.run_dir);
   run.make_dirs("logs/probe");
   Tracked t;
-  t.name = "abh-" + req.run_id + "-probe";
+  t.name = job_name(req.run_id, "probe");
   t.id = slurm::submit(slurm::sbatch_argv(req.launcher.slurm, t.name, req.run_dir, stem, command),
                        req.run_dir);
   std::cerr << "probing a node with Slurm job " << t.id << "\n";

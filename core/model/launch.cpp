@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "system/cpu_set.hpp"
 #include "system/error.hpp"
 
 namespace abh {
@@ -89,6 +90,10 @@ bool launcher_places_lanes(const LauncherSpec& l) {
 
 bool lanes_take_turns_to_open(const LauncherSpec& l, int lanes) {
   return !launcher_places_lanes(l) && lanes > 1;
+}
+
+std::string arm_place(const Environment& e, const std::vector<int>& cpus) {
+  return e.hostname + (e.gpu ? " GPU " + e.gpu->uuid : "") + " CPUs " + format_cpu_list(cpus);
 }
 
 Environment without_placement(Environment e) {

@@ -53,6 +53,10 @@ bool lanes_take_turns_to_open(const LauncherSpec& l, int lanes);
 Environment without_placement(Environment e);
 // The plan's expected machine `planned` on the node and GPU that `node` describes.
 Environment with_placement(Environment planned, const Environment& node);
+// Where an arm ran, as far as comparing the arms of a shape cares: "<host> GPU <uuid> CPUs <list>".
+// A lane job sets a shape aside when its arms' places differ from its own; provenance refuses a
+// shape whose results differ in it.
+std::string arm_place(const Environment& e, const std::vector<int>& cpus);
 // The first field (a dotted path such as "gpu.name") in which `node` differs from `planned`
 // outside the placement, with both values; empty when the node is the planned machine.
 std::string machine_mismatch(const Environment& planned, const Environment& node);

@@ -311,9 +311,7 @@ void check_shape_placement(const Validation& v, std::vector<ProvenanceProblem>& 
   std::map<std::string, std::pair<std::string, std::string>> first;  // shape -> (file, place)
   for (const auto& o : v.outcomes) {
     if (!o.result) continue;
-    const Environment& e = o.result->environment;
-    std::string place = e.hostname + (e.gpu ? " GPU " + e.gpu->uuid : "") + " CPUs " +
-                        format_cpu_list(o.result->placement.cpus);
+    const std::string place = arm_place(o.result->environment, o.result->placement.cpus);
     std::string rel = result_rel(o.task).generic_string();
     auto [it, fresh] = first.emplace(o.task.shape, std::pair{rel, place});
     if (!fresh && it->second.second != place)
