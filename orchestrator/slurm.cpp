@@ -13,6 +13,7 @@
 #include "system/json_io.hpp"
 #include "system/process.hpp"
 #include "system/run_dir_fs.hpp"
+#include "system/text.hpp"
 
 namespace abh::slurm {
 namespace fs = std::filesystem;
@@ -146,16 +147,15 @@ SlurmOptions with_defaults(SlurmOptions o, bool cuda) {
 
 fs::path write_batch_script(const fs::path& run_dir) {
   const fs::path rel = fs::path("launcher") / "job.sbatch";
-  RunDirFs(run_dir).write_atomic(
-      rel,
-      "#!/bin/sh\n"
-      "# Written by abharness: every Slurm job of this run executes its own "
-      "arguments,\n"
-      "# passed by sbatch as an argv; no shell code is built from them.\n"
-      "exec \"$@\"\n");
+  const RunDirFs run(run_dir);
+  run.write_atomic(rel,
+                   "#!/bin/sh\n"
+                   "# Written by abharness: every Slurm job of this run executes its own "
+                   "arguments,\n"
+                   "# passed by sbatch as an argv; no shell code is built from them.\n"
+                   "exec \"$@\"\n");
   // Executable, so that it also runs as itself (by hand, or where a site's Slurm execs it); set
   // through a descriptor opened without following links, like every write here.
-  const RunDirFs run(run_dir);
   if (::fchmod(run.open_read(rel).get(), 0755) != 0)
     throw Error("cannot make " + run.path(rel).string() + " executable: " + std::strerror(errno));
   return run_dir / rel;
@@ -190,11 +190,10 @@ std::string submit(const std::vector<std::string>& argv, const fs::path& run_dir
 
 std::vector<JobState> query(const std::vector<std::string>& names, const fs::path& run_dir) {
   if (names.empty()) return {};
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
-  return parse_squeue(run_slurm({"squeue", "--noheader", "--states=all", "--format=%i|%j|%T|%N|%r",
-                                 "--user=" + std::to_string(::getuid()), "--name=" + list},
-                                run_dir));
+  return parse_squeue(
+      run_slurm({"squeue", "--noheader", "--states=all", "--format=%i|%j|%T|%N|%r",
+                 "--user=" + std::to_string(::getuid()), "--name=" + join(names, ",")},
+                run_dir));
 }
 
 }  // namespace abh::slurm
