@@ -155,24 +155,21 @@ timespec to_timespec(Clock::duration d) {
   return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
 }
 
-// Blocks until the child is a zombie (exited, not yet reaped) or the deadline passes, handing the
-// child's output to `sink` as it arrives when `output` is a pipe. The zombie is left in place on
-// purpose: while it exists its pid, and so its process group id, cannot be reused, so the
-// kill(-pgid) that follows can only reach our own group.
-bool wait_exited(pid_t pid, std::optional<Clock::time_point> deadline, int output,
+// Blocks until the child is a zombie (exited, not yet reaped) or the deadline passes (false),
+// handing the child's output to `sink` as it arrives when `output` is a pipe (set to -1 at its
+// end of file). The zombie is left in place on purpose: while it exists its pid, and so its
+// process group id, cannot be reused, so the kill(-pgid) that follows can only reach our own
+// group. Without a pidfd (`pidfd` < 0) the exit is polled for every millisecond.
+bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline, int& output,
                  const std::function<void(std::string_view)>& sink) {
-  UniqueFd pidfd;
-  if (!process_detail::force_polling_wait.load()) pidfd = UniqueFd(pidfd_open(pid));
-  bool output_open = output >= 0;
   for (;;) {
     pollfd fds[2];
     nfds_t n = 0;
-    if (pidfd.valid()) fds[n++] = pollfd{pidfd.get(), POLLIN, 0};
+    if (pidfd >= 0) fds[n++] = pollfd{pidfd, POLLIN, 0};
     const nfds_t out_slot = n;
-    if (output_open) fds[n++] = pollfd{output, POLLIN, 0};
-    // Without a pidfd the exit is polled for every millisecond (waitid below).
+    if (output >= 0) fds[n++] = pollfd{output, POLLIN, 0};
     std::optional<Clock::duration> wait;
-    if (!pidfd.valid()) wait = std::chrono::milliseconds(1);
+    if (pidfd < 0) wait = std::chrono::milliseconds(1);
     if (deadline) {
       auto left = *deadline - Clock::now();
       if (left <= Clock::duration::zero()) return false;
@@ -181,8 +178,9 @@ bool wait_exited(pid_t pid, std::optional<Clock::time_point> deadline, int outpu
     timespec ts = wait ? to_timespec(*wait) : timespec{};
     int r = ::ppoll(fds, n, wait ? &ts : nullptr, nullptr);
     if (r < 0 && errno != EINTR) throw Error("ppoll on a child: " + errno_text(errno));
-    if (r > 0 && output_open && fds[out_slot].revents != 0) output_open = read_output(output, sink);
-    if (pidfd.valid()) {
+    if (r > 0 && output >= 0 && fds[out_slot].revents != 0 && !read_output(output, sink))
+      output = -1;
+    if (pidfd >= 0) {
       if (r > 0 && (fds[0].revents & POLLIN)) return true;
       continue;
     }
@@ -266,8 +264,12 @@ UniqueFd dup_above_stdio(int fd, const std::string& what) {
 
 Streams open_streams(const SpawnSpec& spec) {
   Streams s;
-  s.in = above_stdio(UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC)), "stdin");
-  if (!s.in.valid()) throw Error("cannot open /dev/null for stdin: " + errno_text(errno));
+  if (spec.stdin_fd >= 0) {
+    s.in = dup_above_stdio(spec.stdin_fd, "stdin");
+  } else {
+    s.in = above_stdio(UniqueFd(::open("/dev/null", O_RDONLY | O_CLOEXEC)), "stdin");
+    if (!s.in.valid()) throw Error("cannot open /dev/null for stdin: " + errno_text(errno));
+  }
   if (spec.on_output) {
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) throw Error("cannot create a pipe: " + errno_text(errno));
@@ -377,13 +379,20 @@ ExitStatus status_of(int status, bool exited, double wall_s) {
 
 }  // namespace
 
-ExitStatus run_process(const SpawnSpec& spec) {
-  if (spec.argv.empty()) throw Error("cannot run a process with an empty argv");
-  if (!(spec.timeout_s >= 0) || !std::isfinite(spec.timeout_s))
-    throw Error("cannot run '" + spec.argv[0] + "': timeout " + std::to_string(spec.timeout_s) +
-                " s is not a non-negative number of seconds");
-  const std::string who = "cannot start '" + spec.argv[0] + "'";
+struct ChildProcess::Impl {
+  pid_t pid = -1;
+  UniqueFd pidfd;      // invalid where pidfd_open is unavailable: the exit is polled for
+  UniqueFd output;     // the read end of the output pipe, when the spec asked for its output
+  int output_fd = -1;  // output's descriptor while it is open, -1 after its end of file
+  std::function<void(std::string_view)> on_output;
+  Clock::time_point start;
+  std::optional<process_detail::GroupGuardian> guardian;
+  bool reaped = false;
+};
 
+ChildProcess::ChildProcess(const SpawnSpec& spec) : impl_(std::make_unique<Impl>()) {
+  if (spec.argv.empty()) throw Error("cannot run a process with an empty argv");
+  const std::string who = "cannot start '" + spec.argv[0] + "'";
   fs::path exe;
   Streams streams;
   try {
@@ -395,23 +404,44 @@ ExitStatus run_process(const SpawnSpec& spec) {
     throw Error(who + ": " + e.what());
   }
   std::vector<std::string> env_strings = child_environment(spec, who);
+  Impl& c = *impl_;
+  c.on_output = spec.on_output;
+  c.start = Clock::now();
+  c.pid = spawn(spec, exe, streams, env_strings, who);
+  c.output = std::move(streams.output);
+  c.output_fd = c.output.get();
+  try {
+    c.guardian.emplace(c.pid, descriptor_limit());
+    if (!process_detail::force_polling_wait.load()) c.pidfd = UniqueFd(pidfd_open(c.pid));
+  } catch (...) {
+    kill_group(c.pid);
+    reap(c.pid);
+    throw;
+  }
+}
 
-  const auto start = Clock::now();
-  const pid_t pid = spawn(spec, exe, streams, env_strings, who);
-  streams.in.reset();
-  streams.out.reset();
-  streams.err.reset();
+ChildProcess::~ChildProcess() {
+  if (impl_->reaped) return;
+  kill_group(impl_->pid);
+  impl_->guardian.reset();
+  try {
+    reap(impl_->pid);
+  } catch (...) {  // a destructor cannot report it; the child was killed
+  }
+}
 
-  std::optional<Clock::time_point> deadline;
-  if (spec.timeout_s > 0)
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(spec.timeout_s));
+pid_t ChildProcess::pid() const {
+  return impl_->pid;
+}
 
+ExitStatus ChildProcess::wait(std::optional<Clock::time_point> deadline,
+                              std::optional<Clock::time_point> since) {
+  Impl& c = *impl_;
+  if (c.reaped) throw Error("ChildProcess::wait called twice for pid " + std::to_string(c.pid));
   bool exited = false;
   Clock::time_point end;
   try {
-    const process_detail::GroupGuardian guardian(pid, descriptor_limit());
-    exited = wait_exited(pid, deadline, streams.output.get(), spec.on_output);
+    exited = wait_exited(c.pid, c.pidfd.get(), deadline, c.output_fd, c.on_output);
     // The moment the exit was seen (or the limit hit) is the process's wall time; killing the
     // rest of the group and reaping are our bookkeeping.
     end = Clock::now();
@@ -419,14 +449,34 @@ ExitStatus run_process(const SpawnSpec& spec) {
     // leftover (a daemonised helper, a background job of a shell recipe) that would keep our log
     // files open and keep running into the next measurement. The child is still a zombie here,
     // so the group id cannot have been reused.
-    kill_group(pid);
-    if (streams.output.valid()) drain_output(streams.output.get(), spec.on_output);
+    kill_group(c.pid);
+    if (c.output_fd >= 0) drain_output(c.output_fd, c.on_output);
   } catch (...) {
-    kill_group(pid);
-    reap(pid);
+    kill_group(c.pid);
+    c.guardian.reset();
+    reap(c.pid);
+    c.reaped = true;
     throw;
   }
-  return status_of(reap(pid), exited, std::chrono::duration<double>(end - start).count());
+  // The guardian goes before the child is reaped: its group id is then still ours (see above).
+  c.guardian.reset();
+  const int status = reap(c.pid);
+  c.reaped = true;
+  return status_of(status, exited,
+                   std::chrono::duration<double>(end - since.value_or(c.start)).count());
+}
+
+ExitStatus run_process(const SpawnSpec& spec) {
+  if (spec.argv.empty()) throw Error("cannot run a process with an empty argv");
+  if (!(spec.timeout_s >= 0) || !std::isfinite(spec.timeout_s))
+    throw Error("cannot run '" + spec.argv[0] + "': timeout " + std::to_string(spec.timeout_s) +
+                " s is not a non-negative number of seconds");
+  ChildProcess child(spec);
+  std::optional<Clock::time_point> deadline;
+  if (spec.timeout_s > 0)
+    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(spec.timeout_s));
+  return child.wait(deadline);
 }
 
 }  // namespace abh

@@ -12,9 +12,14 @@
 // setpgid) is out of its reach: only a cgroup could follow it.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +39,10 @@ struct SpawnSpec {
   // When set, stdout and stderr both go to one pipe and each chunk of output is handed to this as
   // it arrives (the paths and descriptors above are then unused). Nothing is buffered here.
   std::function<void(std::string_view)> on_output;
-  double timeout_s = 0;  // 0: no limit
+  // A descriptor to use as the child's stdin (not closed here), e.g. its end of a socket the
+  // starter talks to it through. -1: /dev/null.
+  int stdin_fd = -1;
+  double timeout_s = 0;  // 0: no limit (run_process; a ChildProcess is given its deadline)
 };
 
 struct ExitStatus {
@@ -51,6 +59,32 @@ struct ExitStatus {
 // Runs to completion (or to the timeout, then SIGKILLs the whole group). Throws only when the
 // process cannot be started at all; the message names argv[0] and the reason.
 ExitStatus run_process(const SpawnSpec& spec);
+
+// A child that runs while the thread that started it does other things (run_process is one
+// waited for at once): the sweep starts the next arm's worker while the current one measures.
+// It has its process group and guardian like any child; one dropped without wait() is killed
+// with its group and reaped.
+class ChildProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Starts the child (spec.timeout_s is not used: wait() takes a deadline). Throws as
+  // run_process does when it cannot be started.
+  explicit ChildProcess(const SpawnSpec& spec);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const;
+  // Waits for the exit until the deadline, then kills what is left of the group (all of it when
+  // the deadline passed) and reaps the child. Its wall_s counts from `since` (its start by
+  // default). Call once.
+  ExitStatus wait(std::optional<Clock::time_point> deadline,
+                  std::optional<Clock::time_point> since = std::nullopt);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Resolves a program name through PATH; throws a message naming the program when not found.
 std::filesystem::path find_program(const std::string& name);

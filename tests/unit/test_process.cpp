@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,4 +272,56 @@ TEST_CASE("process: a program that cannot be started is an error naming it") {
     run_process(s);
   });
   CHECK(dir_msg.find("missing-dir/out.txt") != std::string::npos);
+}
+
+TEST_CASE(
+    "process: a ChildProcess runs while its starter goes on, and its limit starts when asked") {
+  for (bool polling : {false, true}) {
+    CAPTURE(polling);
+    WaitMode mode(polling);
+    TempDir d;
+    // Started now, told to go later: the child waits for a line on its stdin (a socket here, as a
+    // worker started ahead gets), then writes it out.
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+    SpawnSpec s = sh("read line; echo \"got $line\" > " + (d.path() / "got").string());
+    s.stdin_fd = sv[0];
+    abh::ChildProcess child(s);
+    ::close(sv[0]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(fs::exists(d.path() / "got"));  // still waiting
+    const auto go = std::chrono::steady_clock::now();
+    REQUIRE(::write(sv[1], "go\n", 3) == 3);
+    ::close(sv[1]);
+    // The wall time counts from the go, not from the start 0.3 s earlier.
+    ExitStatus st = child.wait(go + std::chrono::seconds(20), go);
+    CHECK(st.ok());
+    CHECK(st.wall_s < 0.29);
+    CHECK(slurp(d.path() / "got") == "got go\n");
+  }
+}
+
+TEST_CASE("process: a ChildProcess past its deadline is killed with its group") {
+  TempDir d;
+  abh::ChildProcess child(sh("sleep 30 & echo $! > " + (d.path() / "bg").string() + "; sleep 30"));
+  const auto t0 = std::chrono::steady_clock::now();
+  ExitStatus st = child.wait(t0 + std::chrono::milliseconds(300));
+  CHECK(st.kind == ExitStatus::Kind::timed_out);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  CHECK(dies_within(read_pid(d.path() / "bg"), 2));
+  CHECK_THROWS_WITH(child.wait(std::nullopt), doctest::Contains("called twice"));
+}
+
+TEST_CASE("process: a ChildProcess dropped without a wait is killed and reaped") {
+  TempDir d;
+  pid_t pid = -1;
+  {
+    abh::ChildProcess child(sh("echo $$ > " + (d.path() / "pid").string() + "; exec sleep 30"));
+    for (int i = 0; i < 200 && slurp(d.path() / "pid").empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    pid = child.pid();
+  }
+  CHECK(dies_within(pid, 2));
+  // Reaped: no zombie of ours is left under that pid.
+  CHECK(::waitpid(pid, nullptr, WNOHANG) == -1);
 }
