@@ -129,6 +129,12 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
                "up to this many more blocks for each shape still unstable or ambiguous after "
                "the planned ones (docs/statistics.md); local launcher only")
       ->capture_default_str();
+  c.add_option("--start-ahead", p.start_ahead,
+               "on: start each arm's worker while the arm before it measures, opening its device "
+               "once that arm has sampled (docs/method.md); off: one worker after another; auto: "
+               "on for GPU plugins")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
 }
 
 }  // namespace

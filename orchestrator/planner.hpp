@@ -32,6 +32,9 @@ struct PlanRequest {
   std::string cpus;        // --cpus: the CPUs arms may use (a list like 0-3,8); empty: all allowed
   LauncherSpec launcher;   // --launcher and its options
   ScheduleOptions schedule;
+  // --start-ahead: on | off | auto (on where the plugins run on a GPU, whose arms time the GPU's
+  // kernels, not the host a waiting worker shares; off for CPU plugins).
+  std::string start_ahead = "auto";
   MeasureSettings settings;
   std::vector<std::string> argv;  // the command line, recorded in the plan
 };
@@ -81,6 +84,10 @@ std::vector<Environment> probe_machine(const std::filesystem::path& worker, bool
 Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
                const std::filesystem::path& run_dir, const std::filesystem::path& worker,
                const std::filesystem::path& cache_root);
+
+// What --start-ahead `value` (on | off | auto) means for a plan whose plugins are CUDA plugins or
+// not; UsageError naming the flag for any other value.
+bool resolve_start_ahead(const std::string& value, bool cuda);
 
 // `run --resume` with flags: they must describe the plan's sweep (settings, revisions as typed,
 // and the grid when one is given). Throws UsageError naming what differs.

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "arm_worker.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "system/cpu_set.hpp"
@@ -118,94 +119,90 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
   run.write_json_atomic(log_rel(t, "failure.json"), f);
 }
 
-// The worker process of one arm, or of its warm-up (which writes no result and logs beside it).
-// Its logs are created afresh without following links (system/run_dir_fs.hpp); the returned
-// descriptors must stay open until the process ends.
-struct ArmProcess {
-  SpawnSpec spec;
-  UniqueFd out, err;
+// One worker of a lane: an arm, or the unrecorded warm-up of its variant.
+struct Step {
+  const Task* task;
+  bool warmup;
 };
 
-ArmProcess worker_spec(const RunDirFs& run, const fs::path& run_dir, const Plan& plan,
-                       const fs::path& worker, const Task& t, const Lane& lane, bool warmup) {
-  run.make_dirs(log_rel(t, "out").parent_path());
-  ArmProcess p;
-  SpawnSpec& spec = p.spec;
-  // A Python plugin's arm is the user's interpreter on the Python launcher, which calls the same
-  // engine as abharness-worker (docs/python.md).
-  if (plan.variant(t.variant).is_python()) {
-    spec.argv = worker_protocol::python_run_command(
-        plan.python->executable, python_launcher(worker), run_dir, t.shape, t.arm);
-  } else {
-    spec.argv = worker_protocol::run_args(run_dir, t.shape, t.arm, warmup);
-    spec.argv.insert(spec.argv.begin(), worker.string());
-  }
-  p.out = run.create(log_rel(t, warmup ? "warmup.out" : "out"));
-  p.err = run.create(log_rel(t, warmup ? "warmup.err" : "err"));
-  spec.stdout_fd = p.out.get();
-  spec.stderr_fd = p.err.get();
-  spec.timeout_s = plan.settings.arm_timeout_s;
-  // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
-  // orphan that writes a result behind a later resume's back.
-  spec.env[worker_protocol::kParentPidEnv] = std::to_string(::getpid());
-  // A worker sees only the GPU of its arm: the driver then initialises one GPU, not all of them
-  // (start-up on a 2-GPU H200 machine: 0.54 s -> 0.34 s), and a plugin cannot stray onto a GPU
-  // that another arm is measuring on.
-  if (!lane.gpu_uuid.empty()) spec.env[worker_protocol::kVisibleDevicesEnv] = lane.gpu_uuid;
-  // CPUs the lane chose on its node (a launcher that places lanes): the plan names none.
-  if (!lane.cpus.empty()) spec.env[worker_protocol::kArmCpusEnv] = format_cpu_list(lane.cpus);
-  return p;
+// A lane's workers in order: one warm-up per variant, then its arms. Without the warm-up the first
+// arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape took 2x its
+// A2: drift -51 %), and each variant loads its own plugin, which the first arm to load it met cold
+// (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower in 7 of 10
+// runs, speedup median 0.985; docs/measurements.md). The Python launcher has no warm-up mode
+// yet: its arms start from the interpreter's own start-up, slower than any warm-up effect seen.
+std::vector<Step> lane_steps(const Plan& plan, const Lane& lane) {
+  std::vector<Step> steps;
+  std::set<std::string> warmed;
+  for (const Task* t : lane.tasks)
+    if (!plan.variant(t->variant).is_python() && warmed.insert(t->variant).second)
+      steps.push_back({t, true});
+  for (const Task* t : lane.tasks) steps.push_back({t, false});
+  return steps;
 }
 
-// Runs an arm once, unrecorded, before anything of the lane is measured. Without
-// it the first arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape
-// took 2x its A2: drift -51 %; docs/measurements.md). A failed warm-up is said, not hidden; the
-// arm itself then runs and reports for itself.
-void warm_up(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
-             const Lane& lane, const SweepOptions& opt) {
-  // The Python launcher has no warm-up mode yet: its arms start from the interpreter's own
-  // start-up, which is slower than any warm-up effect seen (docs/python.md).
-  if (plan.variant(t.variant).is_python()) return;
-  const RunDirFs run(run_dir);
-  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, lane, true);
-  const ExitStatus st = run_process(p.spec);
+// A warm-up that failed is said, not hidden; the arm itself then runs and reports for itself.
+void conclude_warm_up(const RunDirFs& run, const Task& t, const ExitStatus& st,
+                      const SweepOptions& opt) {
   if (!st.ok())
     std::cerr << "warm-up of " << t.shape << "/" << t.arm << " failed (" << st.describe()
-              << "; log " << log_path(run_dir, t, "warmup.out").string()
+              << "; log " << run.path(log_rel(t, "warmup.out")).string()
               << "); measuring without it\n";
   else if (!opt.quiet && !opt.tty)
     std::cerr << "warm-up " << t.shape << "/" << t.arm << " " << st.wall_s << " s (not recorded)\n";
 }
 
-// Runs one arm; returns whether it produced a result. Every file of the arm is reached without
-// following links (system/run_dir_fs.hpp): its logs are created afresh, never written through a
-// link planted in their place.
-bool run_arm(const fs::path& run_dir, const Plan& plan, const fs::path& worker, const Task& t,
-             const Lane& lane, Progress& progress) {
-  const RunDirFs run(run_dir);
-  run.remove(log_rel(t, "failure.json"));
+// Whether an arm that ended produced a result; a failed one leaves none (whatever it may have
+// written is not evidence) and a failure record that says why.
+bool conclude_arm(const RunDirFs& run, const Task& t, const ExitStatus& st) {
   const fs::path result = result_rel(t);
-  run.make_dirs(result.parent_path());
-  ArmProcess p = worker_spec(run, run_dir, plan, worker, t, lane, false);
-  ExitStatus st = run_process(p.spec);
-  p.out.reset();
-  p.err.reset();
-  bool ok = st.ok() && run.kind(result) == RunDirFs::Kind::file;
-  if (!ok) {
-    // A failed arm leaves no result: whatever it may have written is not evidence.
-    run.remove(result);
-    std::string reason;
-    if (st.kind == ExitStatus::Kind::timed_out)
-      reason = st.describe();
-    else {
-      std::string line = worker_error_line(run, log_rel(t, "err"));
-      reason = st.ok() ? "the worker exited 0 but wrote no result" : st.describe();
-      if (!line.empty()) reason += ": " + line;
-    }
-    write_failure(run, t, reason, st);
+  if (st.ok() && run.kind(result) == RunDirFs::Kind::file) return true;
+  run.remove(result);
+  std::string reason;
+  if (st.kind == ExitStatus::Kind::timed_out) {
+    reason = st.describe();
+  } else {
+    std::string line = worker_error_line(run, log_rel(t, "err"));
+    reason = st.ok() ? "the worker exited 0 but wrote no result" : st.describe();
+    if (!line.empty()) reason += ": " + line;
   }
-  progress.finished(t, st, ok);
-  return ok;
+  write_failure(run, t, reason, st);
+  return false;
+}
+
+// Starts the worker of a step. Every file of the arm is reached without following links
+// (system/run_dir_fs.hpp): an old failure record goes, the result's directory is made.
+std::unique_ptr<ArmWorker> start_step(const RunDirFs& run, const Plan& plan, const fs::path& worker,
+                                      const Step& s, const Lane& lane) {
+  if (!s.warmup) {
+    run.remove(log_rel(*s.task, "failure.json"));
+    run.make_dirs(result_rel(*s.task).parent_path());
+  }
+  return std::make_unique<ArmWorker>(run, plan, worker, *s.task, lane, s.warmup);
+}
+
+// Runs a lane's steps one after another on its GPU. Started ahead (the plan's
+// schedule.start_ahead), the next step's worker starts while the current one measures and gets
+// its turn once the current one has ended; otherwise it starts then. `done` is told of each step
+// as it ends, after the next one has its turn.
+void run_steps(const RunDirFs& run, const Plan& plan, const fs::path& worker, const Lane& lane,
+               const std::vector<Step>& steps,
+               const std::function<void(const Step&, const ExitStatus&)>& done) {
+  if (steps.empty()) return;
+  std::unique_ptr<ArmWorker> current = start_step(run, plan, worker, steps[0], lane);
+  current->go();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const bool last = i + 1 == steps.size();
+    std::unique_ptr<ArmWorker> next;
+    if (plan.schedule.start_ahead && !last)
+      next = start_step(run, plan, worker, steps[i + 1], lane);
+    const ExitStatus st = current->finish();
+    current.reset();
+    if (!next && !last) next = start_step(run, plan, worker, steps[i + 1], lane);
+    if (next) next->go();
+    done(steps[i], st);
+    current = std::move(next);
+  }
 }
 
 }  // namespace
@@ -224,18 +221,16 @@ SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const fs::path
   std::exception_ptr error;  // the first lane that could not go on (a damaged run directory)
   auto run_lane = [&](const Lane& lane) {
     try {
-      // One warm-up per variant: each loads its own plugin, and the first arm to load one met it
-      // cold (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower
-      // in 7 of 10 runs, speedup median 0.985; docs/measurements.md).
-      std::set<std::string> warmed;
-      for (const Task* t : lane.tasks)
-        if (warmed.insert(t->variant).second) warm_up(run_dir, plan, worker, *t, lane, opt);
-      for (const Task* t : lane.tasks) {
-        bool ok = run_arm(run_dir, plan, worker, *t, lane, progress);
-        std::lock_guard<std::mutex> g(m);
-        ++sum.ran;
-        if (!ok) ++sum.failed;
-      }
+      const RunDirFs run(run_dir);
+      run_steps(run, plan, worker, lane, lane_steps(plan, lane),
+                [&](const Step& s, const ExitStatus& st) {
+                  if (s.warmup) return conclude_warm_up(run, *s.task, st, opt);
+                  const bool ok = conclude_arm(run, *s.task, st);
+                  progress.finished(*s.task, st, ok);
+                  std::lock_guard<std::mutex> g(m);
+                  ++sum.ran;
+                  if (!ok) ++sum.failed;
+                });
     } catch (...) {
       std::lock_guard<std::mutex> g(m);
       if (!error) error = std::current_exception();

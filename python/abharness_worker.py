@@ -519,9 +519,13 @@ def parse_run_args(args):
     flags = {"--run-dir": None, "--shape": None, "--arm": None}
     it = iter(args)
     for a in it:
+        # --ahead (a worker started ahead, its stdin the turn socket) is the engine's to handle:
+        # it waits for its turns after the user's module is imported (docs/method.md).
+        if a == "--ahead":
+            continue
         if a not in flags:
             raise LaunchError("unknown argument %r (usage: run --run-dir RUN --shape SHAPE "
-                              "--arm ARM)" % a, EXIT_USAGE)
+                              "--arm ARM [--ahead])" % a, EXIT_USAGE)
         flags[a] = next(it, None)
     missing = [f for f, v in flags.items() if not v]
     if missing:

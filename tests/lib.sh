@@ -68,6 +68,18 @@ SLOW=(--min-samples 5 --min-time 0.4 --max-time 0.5 --max-noise 0.0001 --warmup 
 # Fast measurement settings for tests (the defaults favour rigour over speed).
 FAST=(--min-samples 5 --min-time 0.01 --max-time 0.2 --warmup 1)
 
+# wait_for_plan PID RUN_DIR ERR_FILE: waits, while the run PID lives, for RUN_DIR/plan.json (the
+# two builds before it take ~40 s on a loaded 2-core machine), up to 5 min; fails otherwise.
+wait_for_plan() {
+  local pid=$1 run=$2 err=$3
+  for _ in $(seq 1 6000); do
+    [ -f "$run/plan.json" ] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  [ -f "$run/plan.json" ] || fail "no plan (the run exited, or 5 min passed): $(cat "$err")"
+}
+
 # expect_rc WANT CMD...: runs CMD, fails the test unless it exits with WANT.
 expect_rc() {
   local want=$1; shift

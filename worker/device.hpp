@@ -49,6 +49,9 @@ class Device {
   virtual Environment probe(const std::string& selector) const = 0;
   // Opens an arm's session on the device `selector` names; it is probed after it opened.
   virtual std::unique_ptr<DeviceSession> open(const std::string& selector) const = 0;
+  // Loads and initialises the device's drivers without creating any state on the device (no
+  // context): what a worker started ahead may do while another arm measures.
+  virtual void prepare() const {}
   // The device's telemetry now, and whether it shows a slowdown that invalidates timing.
   virtual TelemetrySnapshot telemetry(const std::string& selector) const = 0;
   virtual bool is_throttled(const TelemetrySnapshot& s) const = 0;

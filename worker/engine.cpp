@@ -145,6 +145,9 @@ int run_worker(int argc, char** argv, const abh_worker_front_end* front_end) {
   run->add_option(wp::kArmFlag, arm.arm, "arm name from the plan (A1, B, A2, ...)")->required();
   run->add_flag(wp::kWarmupFlag, arm.warmup,
                 "measure as usual but write no result (the warm-up before a lane's first arm)");
+  run->add_flag(wp::kAheadFlag, arm.ahead,
+                "started ahead: after loading the plan, plugin and driver, wait on stdin (a socket "
+                "from abharness) for the turn to open the device");
   std::string gpu;
   auto* pr = app.add_subcommand(wp::kProbe, "print this machine's environment as JSON");
   pr->add_option(wp::kGpuFlag, gpu, "GPU index or UUID (omit for a CPU-only probe)");

@@ -124,6 +124,7 @@ json payload_json(const ArmResult& r) {
            {"flops", m.flops},
            {"min_bytes", m.min_bytes},
            {"ready_s", m.ready_s},
+           {"waited_s", m.waited_s},
            {"clock",
             {{"peak_mhz", m.clock.peak_mhz},
              {"floor_mhz", m.clock.floor_mhz},
@@ -195,6 +196,8 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.measurement.flops = field<double>(m, "flops", mw);
   r.measurement.min_bytes = field<double>(m, "min_bytes", mw);
   r.measurement.ready_s = field<double>(m, "ready_s", mw);
+  // Absent in results written before workers were started ahead: they did not wait.
+  r.measurement.waited_s = field_or<double>(m, "waited_s", mw, 0.0);
   // Absent in results written before samples were clocked.
   if (m.contains("clock")) {
     const std::string kw = mw + ".clock";

@@ -72,7 +72,10 @@ struct Measurement {
                               // "requested", or a re-tune after a rejected cached key, with why
   double flops = 0;
   double min_bytes = 0;
-  double ready_s = 0;  // worker start to its first timed sample (start-up overhead)
+  // Worker start to its first timed sample (start-up overhead), without the time it waited for its
+  // turns; waited_s is that time (a worker started ahead waits while the arm before it measures).
+  double ready_s = 0;
+  double waited_s = 0;
   ClockCheck clock;
 };
 

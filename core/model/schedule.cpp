@@ -48,7 +48,8 @@ json to_json(const ScheduleOptions& o) {
               {"seed", o.seed},
               {"gpus", o.gpus},
               {"until_decided", o.until_decided},
-              {"decision", to_json(o.decision)}};
+              {"decision", to_json(o.decision)},
+              {"start_ahead", o.start_ahead}};
 }
 
 ScheduleOptions schedule_options_from_json(const json& j, const std::string& where) {
@@ -62,6 +63,8 @@ ScheduleOptions schedule_options_from_json(const json& j, const std::string& whe
   if (j.contains("until_decided")) o.until_decided = field<int>(j, "until_decided", where);
   if (j.contains("decision"))
     o.decision = stats_options_from_json(object_field(j, "decision", where), where + ".decision");
+  // Absent in plans and reports written before workers were started ahead: they were not.
+  if (j.contains("start_ahead")) o.start_ahead = field<bool>(j, "start_ahead", where);
   return o;
 }
 

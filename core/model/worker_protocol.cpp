@@ -15,10 +15,11 @@ std::optional<std::string> parse_error_line(std::string_view line) {
 }
 
 std::vector<std::string> run_args(const std::filesystem::path& run_dir, const std::string& shape,
-                                  const std::string& arm, bool warmup) {
+                                  const std::string& arm, bool warmup, bool ahead) {
   std::vector<std::string> args = {kRun,     kRunDirFlag, run_dir.string(), kShapeFlag, shape,
                                    kArmFlag, arm};
   if (warmup) args.push_back(kWarmupFlag);
+  if (ahead) args.push_back(kAheadFlag);
   return args;
 }
 
@@ -50,9 +51,10 @@ std::vector<std::string> python_command(const std::string& python,
 std::vector<std::string> python_run_command(const std::string& python,
                                             const std::filesystem::path& launcher,
                                             const std::filesystem::path& run_dir,
-                                            const std::string& shape, const std::string& arm) {
+                                            const std::string& shape, const std::string& arm,
+                                            bool ahead) {
   std::vector<std::string> argv = python_command(python, launcher);
-  for (auto& a : run_args(run_dir, shape, arm)) argv.push_back(std::move(a));
+  for (auto& a : run_args(run_dir, shape, arm, false, ahead)) argv.push_back(std::move(a));
   return argv;
 }
 

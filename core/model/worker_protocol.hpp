@@ -34,6 +34,11 @@ inline constexpr const char* kShapeFlag = "--shape";     // run: a shape id of t
 inline constexpr const char* kArmFlag = "--arm";         // run: an arm name of the plan
 // run: measure as usual but write no result: the unrecorded warm-up before a lane's first arm.
 inline constexpr const char* kWarmupFlag = "--warmup";
+// run: the worker was started ahead of its turn (the plan's schedule.start_ahead). Its stdin is a
+// socket from the orchestrator: it reads the plan, loads the plugin and initialises the GPU driver,
+// then waits for kTurn, written once the arm before it has ended, before it creates its CUDA
+// context (docs/method.md, "Starting the next arm ahead").
+inline constexpr const char* kAheadFlag = "--ahead";
 inline constexpr const char* kGpuFlag = "--gpu";        // probe, telemetry: GPU index or UUID
 inline constexpr const char* kPluginFlag = "--plugin";  // describe: the plugin's shared object
 
@@ -75,6 +80,9 @@ std::string worker_digest(const WorkerFiles& files);
 // besides the variant) and without writing bytecode (-B: nothing is written into the variant).
 inline constexpr const char* kPythonFlags[] = {"-I", "-B"};
 
+// What the orchestrator writes on the turn socket of a worker started ahead when its turn comes.
+inline constexpr std::string_view kTurn = "go\n";
+
 // Exit codes of a worker.
 enum ExitCode : int {
   kOk = 0,           // measured, verified and written (or the JSON asked for was printed)
@@ -92,7 +100,7 @@ std::optional<std::string> parse_error_line(std::string_view line);
 
 // The arguments after the worker's path, one function per subcommand.
 std::vector<std::string> run_args(const std::filesystem::path& run_dir, const std::string& shape,
-                                  const std::string& arm, bool warmup = false);
+                                  const std::string& arm, bool warmup = false, bool ahead = false);
 // An empty `gpu` probes the host only.
 std::vector<std::string> probe_args(const std::string& gpu = "");
 std::vector<std::string> describe_args(const std::filesystem::path& plugin);
@@ -101,7 +109,8 @@ std::vector<std::string> telemetry_args(const std::string& gpu);
 std::vector<std::string> python_run_command(const std::string& python,
                                             const std::filesystem::path& launcher,
                                             const std::filesystem::path& run_dir,
-                                            const std::string& shape, const std::string& arm);
+                                            const std::string& shape, const std::string& arm,
+                                            bool ahead = false);
 std::vector<std::string> python_interpreter_command(const std::string& python,
                                                     const std::filesystem::path& launcher);
 

@@ -64,13 +64,7 @@ kill_after() {
 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --runs-root "$T/runs" \
   --run-id k "${SLOW[@]}" --quiet --color never >>"$T/bg.out" 2>>"$T/bg.err" &
 first=$!
-# The two builds take ~40 s on a loaded 2-core machine: wait while the run lives, up to 5 min.
-for _ in $(seq 1 6000); do
-  [ -f "$R/plan.json" ] && break
-  kill -0 $first 2>/dev/null || break
-  sleep 0.05
-done
-[ -f "$R/plan.json" ] || fail "no plan (the run exited, or 5 min passed): $(cat "$T/bg.err")"
+wait_for_plan $first "$R" "$T/bg.err"
 sleep 0.$((RANDOM % 9 + 1))
 kill -KILL $first 2>/dev/null || fail "the first sweep ended before it could be killed"
 wait $first 2>/dev/null || true

@@ -120,3 +120,14 @@ TEST_CASE("schedule: --until-decided appends conditional blocks that number the 
   CHECK(arms == "A1 B1 A2 A3 B2 A4 A5 B3 A6 ");
   CHECK(t[8].round == 2);
 }
+
+TEST_CASE("schedule: start_ahead is in the JSON, and a schedule written before it reads as off") {
+  ScheduleOptions o;
+  o.start_ahead = true;
+  const json j = to_json(o);
+  CHECK(j.at("start_ahead") == true);
+  CHECK(schedule_options_from_json(j, "plan.json: schedule").start_ahead);
+  json old = j;
+  old.erase("start_ahead");
+  CHECK_FALSE(schedule_options_from_json(old, "plan.json: schedule").start_ahead);
+}

@@ -22,6 +22,9 @@ using Args = std::vector<std::string>;
 TEST_CASE("worker protocol: one argument vector per subcommand") {
   CHECK(wp::run_args("/runs/r1", "m128", "A2") ==
         Args{"run", "--run-dir", "/runs/r1", "--shape", "m128", "--arm", "A2"});
+  CHECK(wp::run_args("/runs/r1", "m128", "A2", true, true) == Args{"run", "--run-dir", "/runs/r1",
+                                                                   "--shape", "m128", "--arm", "A2",
+                                                                   "--warmup", "--ahead"});
   CHECK(wp::probe_args() == Args{"probe"});
   CHECK(wp::probe_args("GPU-1234") == Args{"probe", "--gpu", "GPU-1234"});
   CHECK(wp::describe_args("/runs/r1/libp.so") == Args{"describe", "--plugin", "/runs/r1/libp.so"});
@@ -34,6 +37,7 @@ TEST_CASE(
                                "/runs/r1", "m128", "B") ==
         Args{"/venv/bin/python3", "-I", "-B", "/abh/bin/python/abharness_worker.py", "run",
              "--run-dir", "/runs/r1", "--shape", "m128", "--arm", "B"});
+  CHECK(wp::python_run_command("python3", "/abh/l.py", "/r", "s", "A1", true).back() == "--ahead");
   CHECK(wp::python_interpreter_command("python3", "/abh/l.py") ==
         Args{"python3", "-I", "-B", "/abh/l.py", "interpreter"});
 }

@@ -3,6 +3,7 @@
 #include "exit_error.hpp"
 #include "gpu/clock_probe.hpp"
 #include "gpu/gpu_session.hpp"
+#include "gpu/nvml.hpp"
 
 namespace abh::worker::gpu {
 namespace {
@@ -49,6 +50,13 @@ class CudaDevice final : public Device {
   std::unique_ptr<DeviceSession> open(const std::string& selector) const override {
     require_usable_gpu();
     return std::make_unique<CudaSession>(selector);
+  }
+  // cudaGetDeviceCount (in require_usable_gpu) runs cuInit, which creates no context; NVML is
+  // loaded and initialised for the probe that follows the session's opening.
+  void prepare() const override {
+    require_usable_gpu();
+    std::string why;
+    (void)nvml_driver_version(&why);
   }
   TelemetrySnapshot telemetry(const std::string& selector) const override {
     const Environment e = probe(selector);

@@ -1,0 +1,90 @@
+#include "arm_worker.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "model/worker_protocol.hpp"
+#include "paths.hpp"
+#include "system/cpu_set.hpp"
+#include "system/error.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The command line of the arm's worker: abharness-worker, or for a Python plugin the user's
+// interpreter on the Python launcher, which calls the same engine (docs/python.md).
+std::vector<std::string> worker_argv(const RunDirFs& run, const Plan& plan, const fs::path& worker,
+                                     const Task& t, bool warmup, bool ahead) {
+  if (plan.variant(t.variant).is_python())
+    return worker_protocol::python_run_command(plan.python->executable, python_launcher(worker),
+                                               run.root(), t.shape, t.arm, ahead);
+  std::vector<std::string> argv =
+      worker_protocol::run_args(run.root(), t.shape, t.arm, warmup, ahead);
+  argv.insert(argv.begin(), worker.string());
+  return argv;
+}
+
+}  // namespace
+
+ArmWorker::ArmWorker(const RunDirFs& run, const Plan& plan, const fs::path& worker, const Task& t,
+                     const Lane& lane, bool warmup)
+    : timeout_s_(plan.settings.arm_timeout_s) {
+  const bool ahead = plan.schedule.start_ahead;
+  run.make_dirs(log_rel(t, "out").parent_path());
+  SpawnSpec spec;
+  spec.argv = worker_argv(run, plan, worker, t, warmup, ahead);
+  // Its logs are created afresh without following links (system/run_dir_fs.hpp).
+  out_ = run.create(log_rel(t, warmup ? "warmup.out" : "out"));
+  err_ = run.create(log_rel(t, warmup ? "warmup.err" : "err"));
+  spec.stdout_fd = out_.get();
+  spec.stderr_fd = err_.get();
+  // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
+  // orphan that writes a result behind a later resume's back.
+  spec.env[worker_protocol::kParentPidEnv] = std::to_string(::getpid());
+  // A worker sees only the GPU of its arm: the driver then initialises one GPU, not all of them
+  // (start-up on a 2-GPU H200 machine: 0.54 s -> 0.34 s), and a plugin cannot stray onto a GPU
+  // that another arm is measuring on.
+  if (!lane.gpu_uuid.empty()) spec.env[worker_protocol::kVisibleDevicesEnv] = lane.gpu_uuid;
+  // CPUs the lane chose on its node (a launcher that places lanes): the plan names none.
+  if (!lane.cpus.empty()) spec.env[worker_protocol::kArmCpusEnv] = format_cpu_list(lane.cpus);
+  UniqueFd theirs;
+  if (ahead) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      throw Error("cannot create the turn socket of " + t.shape + "/" + t.arm + ": " +
+                  std::strerror(errno));
+    theirs = UniqueFd(sv[0]);
+    turn_ = UniqueFd(sv[1]);
+    spec.stdin_fd = theirs.get();
+  }
+  child_ = std::make_unique<ChildProcess>(spec);
+  since_ = Clock::now();
+}
+
+void ArmWorker::go() {
+  since_ = Clock::now();
+  if (timeout_s_ > 0)
+    deadline_ = since_ + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(timeout_s_));
+  if (!turn_.valid()) return;
+  // A worker that already ended (it failed before its turn) has closed its end: MSG_NOSIGNAL
+  // makes that an EPIPE to ignore rather than a SIGPIPE that would kill the orchestrator, and its
+  // exit status says what happened. The socket is closed after the word: nothing more is said.
+  const std::string_view m = worker_protocol::kTurn;
+  (void)::send(turn_.get(), m.data(), m.size(), MSG_NOSIGNAL);
+  turn_.reset();
+}
+
+ExitStatus ArmWorker::finish() {
+  ExitStatus st = child_->wait(deadline_, since_);
+  out_.reset();
+  err_.reset();
+  return st;
+}
+
+}  // namespace abh

@@ -1,0 +1,62 @@
+#include "start_turn.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "model/worker_protocol.hpp"
+#include "system/error.hpp"
+#include "system/text.hpp"
+
+namespace abh::worker {
+namespace {
+
+constexpr int kTurnFd = 0;  // stdin
+
+// What the orchestrator wrote, up to and with the first newline; empty at end of file.
+std::string read_line() {
+  std::string line;
+  for (;;) {
+    char c = 0;
+    const ssize_t n = ::read(kTurnFd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(std::string("reading the turn socket (stdin): ") + std::strerror(errno));
+    if (n == 0) return line;
+    line += c;
+    if (c == '\n') return line;
+    if (line.size() > 64) return line;
+  }
+}
+
+}  // namespace
+
+StartTurn::StartTurn(bool ahead) : ahead_(ahead) {
+  if (!ahead_) return;
+  struct stat st {};
+  if (::fstat(kTurnFd, &st) != 0 || !S_ISSOCK(st.st_mode))
+    throw UsageError(std::string(worker_protocol::kAheadFlag) +
+                     ": stdin must be the socket abharness gives a worker it starts ahead, and it "
+                     "is not; run arms through `abharness run` or `abharness lane`");
+}
+
+double StartTurn::wait() {
+  if (!ahead_) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string line = read_line();
+  if (line.empty())
+    throw Error(
+        "the orchestrator closed this worker's turn socket before its turn came: the sweep "
+        "was stopped");
+  if (line != worker_protocol::kTurn)
+    throw Error("the turn socket said " + quote(line) + " where this worker waited for " +
+                quote(std::string(worker_protocol::kTurn)) +
+                ": abharness and abharness-worker disagree on the protocol (different builds?)");
+  waited_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return waited_s_;
+}
+
+}  // namespace abh::worker
