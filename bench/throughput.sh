@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU's throughput, and what starting workers ahead does to the measurement: the 16-shape A/A
 # sweep of bench/aa_sweep.sh with every worker started after the one before it ended
-# (--start-ahead off) and with each worker started while the arm before it measures, waiting
+# (--start-ahead 0) and with each worker started while the arm before it measures, waiting
 # with its plan, plugin and GPU driver loaded for its turn to create its CUDA context (the
 # default on a GPU, docs/method.md), alternating, ROUNDS times each (default 2), in one call and
 # with the plugin's build cached for all of them (a two-shape run fills the cache first). Prints
@@ -29,7 +29,9 @@ for r in $(seq 1 "$rounds"); do
   [ $((r % 2)) -eq 0 ] && modes="on off"
   for mode in $modes; do
     tag=ahead_${mode}_$r
-    RUN_TAG=$tag ABH_FLAGS="--gpus 0 --start-ahead $mode" bash "$root/bench/aa_sweep.sh" "$prec" \
+    ahead=auto
+    [ "$mode" = off ] && ahead=0
+    RUN_TAG=$tag ABH_FLAGS="--gpus 0 --start-ahead $ahead" bash "$root/bench/aa_sweep.sh" "$prec" \
       | tee "$work/$tag.txt"
     sweeps+=("$tag")
   done

@@ -34,7 +34,7 @@ std::vector<std::string> worker_argv(const RunDirFs& run, const Plan& plan, cons
 ArmWorker::ArmWorker(const RunDirFs& run, const Plan& plan, const fs::path& worker, const Task& t,
                      const Lane& lane, bool warmup)
     : timeout_s_(plan.settings.arm_timeout_s) {
-  const bool ahead = plan.schedule.start_ahead;
+  const bool ahead = plan.schedule.start_ahead > 0;
   run.make_dirs(log_rel(t, "out").parent_path());
   SpawnSpec spec;
   spec.argv = worker_argv(run, plan, worker, t, warmup, ahead);

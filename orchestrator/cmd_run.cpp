@@ -130,10 +130,9 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
                "the planned ones (docs/statistics.md); local launcher only")
       ->capture_default_str();
   c.add_option("--start-ahead", p.start_ahead,
-               "on: start each arm's worker while the arm before it measures, opening its device "
-               "once that arm has sampled (docs/method.md); off: one worker after another; auto: "
-               "on for GPU plugins")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
+               "workers a lane starts while the arms before them measure; each creates its CUDA "
+               "context once the arm before it has ended (docs/method.md). 0: one after another; "
+               "auto: 1 for GPU plugins, 4 for GPU plugins in Python, 0 for CPU plugins")
       ->capture_default_str();
 }
 

@@ -325,7 +325,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.launcher = launcher.resolve(req.launcher, cuda);
   plan.schedule = req.schedule;
   plan.schedule.gpus = launcher.lanes(plan.launcher, cuda, gpus.size());
-  plan.schedule.start_ahead = resolve_start_ahead(req.start_ahead, cuda);
+  plan.schedule.start_ahead = resolve_start_ahead(req.start_ahead, cuda, plan.python.has_value());
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
@@ -335,11 +335,13 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   return load_plan(run_dir);  // as the workers will read it, with the digest of its bytes
 }
 
-bool resolve_start_ahead(const std::string& value, bool cuda) {
-  if (value == "on") return true;
-  if (value == "off") return false;
-  if (value == "auto") return cuda;
-  throw UsageError("--start-ahead " + value + ": use on, off or auto (on for GPU plugins)");
+int resolve_start_ahead(const std::string& value, bool cuda, bool python) {
+  if (value == "auto") return !cuda ? 0 : python ? 4 : 1;
+  if (value.size() <= 2 && !value.empty() &&
+      value.find_first_not_of("0123456789") == std::string::npos && std::stoi(value) <= 16)
+    return std::stoi(value);
+  throw UsageError("--start-ahead " + value +
+                   ": use the number of workers a lane starts ahead (0 to 16), or auto");
 }
 
 void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested) {
@@ -359,10 +361,11 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
       plan.launcher)
     throw UsageError("cannot resume " + run_dir.string() + ": the launcher options given differ " +
                      "from the plan's " + to_json(plan.launcher).dump());
-  if (resolve_start_ahead(requested.start_ahead, any_cuda(plan)) != plan.schedule.start_ahead)
+  if (resolve_start_ahead(requested.start_ahead, any_cuda(plan), plan.python.has_value()) !=
+      plan.schedule.start_ahead)
     throw UsageError("cannot resume " + run_dir.string() + ": --start-ahead " +
                      requested.start_ahead + " differs from the plan's start_ahead " +
-                     (plan.schedule.start_ahead ? "true" : "false"));
+                     std::to_string(plan.schedule.start_ahead));
   if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
     throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
                      " differs from the plan's shapes");

@@ -32,8 +32,7 @@ struct PlanRequest {
   std::string cpus;        // --cpus: the CPUs arms may use (a list like 0-3,8); empty: all allowed
   LauncherSpec launcher;   // --launcher and its options
   ScheduleOptions schedule;
-  // --start-ahead: on | off | auto (on where the plugins run on a GPU, whose arms time the GPU's
-  // kernels, not the host a waiting worker shares; off for CPU plugins).
+  // --start-ahead: how many workers a lane starts ahead of their turn (0 to 16), or auto.
   std::string start_ahead = "auto";
   MeasureSettings settings;
   std::vector<std::string> argv;  // the command line, recorded in the plan
@@ -85,9 +84,11 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
                const std::filesystem::path& run_dir, const std::filesystem::path& worker,
                const std::filesystem::path& cache_root);
 
-// What --start-ahead `value` (on | off | auto) means for a plan whose plugins are CUDA plugins or
-// not; UsageError naming the flag for any other value.
-bool resolve_start_ahead(const std::string& value, bool cuda);
+// How many workers a lane starts ahead for --start-ahead `value`: a number from 0 to 16, or auto:
+// none for CPU plugins (their arms time the host that a waiting worker would share), one for a
+// GPU plugin in C++ (its start-up, 0.1 s, is far shorter than an arm), four for a GPU plugin in
+// Python (importing torch, 3-5 s, takes several arms' time). UsageError naming the flag otherwise.
+int resolve_start_ahead(const std::string& value, bool cuda, bool python);
 
 // `run --resume` with flags: they must describe the plan's sweep (settings, revisions as typed,
 // and the grid when one is given). Throws UsageError naming what differs.

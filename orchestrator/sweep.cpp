@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -181,27 +183,28 @@ std::unique_ptr<ArmWorker> start_step(const RunDirFs& run, const Plan& plan, con
   return std::make_unique<ArmWorker>(run, plan, worker, *s.task, lane, s.warmup);
 }
 
-// Runs a lane's steps one after another on its GPU. Started ahead (the plan's
-// schedule.start_ahead), the next step's worker starts while the current one measures and gets
-// its turn once the current one has ended; otherwise it starts then. `done` is told of each step
-// as it ends, after the next one has its turn.
+// Runs a lane's steps one after another on its GPU. With workers started ahead (the plan's
+// schedule.start_ahead, N), the next N steps' workers are started while the current one
+// measures, and each gets its turn once the one before it has ended; otherwise each starts then.
+// `done` is told of each step as it ends, after the next one has its turn.
 void run_steps(const RunDirFs& run, const Plan& plan, const fs::path& worker, const Lane& lane,
                const std::vector<Step>& steps,
                const std::function<void(const Step&, const ExitStatus&)>& done) {
-  if (steps.empty()) return;
-  std::unique_ptr<ArmWorker> current = start_step(run, plan, worker, steps[0], lane);
-  current->go();
+  std::deque<std::unique_ptr<ArmWorker>> started;  // in the steps' order, from the current one
+  size_t next = 0;                                 // the first step without a worker
+  auto start_next = [&] { started.push_back(start_step(run, plan, worker, steps[next++], lane)); };
+  const size_t ahead = static_cast<size_t>(std::max(0, plan.schedule.start_ahead));
+  if (!steps.empty()) {
+    start_next();
+    started.front()->go();
+  }
   for (size_t i = 0; i < steps.size(); ++i) {
-    const bool last = i + 1 == steps.size();
-    std::unique_ptr<ArmWorker> next;
-    if (plan.schedule.start_ahead && !last)
-      next = start_step(run, plan, worker, steps[i + 1], lane);
-    const ExitStatus st = current->finish();
-    current.reset();
-    if (!next && !last) next = start_step(run, plan, worker, steps[i + 1], lane);
-    if (next) next->go();
+    while (next < steps.size() && started.size() < 1 + ahead) start_next();
+    const ExitStatus st = started.front()->finish();
+    started.pop_front();
+    if (started.empty() && next < steps.size()) start_next();
+    if (!started.empty()) started.front()->go();
     done(steps[i], st);
-    current = std::move(next);
   }
 }
 

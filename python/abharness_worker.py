@@ -181,6 +181,25 @@ class PlannedArm:
                               "abharness-worker" % (variant["name"], shape, arm), EXIT_USAGE)
         self.variant = variant["name"]
         self.src = os.path.realpath(os.path.join(run_dir, variant["plugin"]))
+        # The arm's CPUs: the plan's, or those the lane chose on its node (a Slurm lane).
+        self.cpus = task.get("cpus") or parse_cpu_list(os.environ.get("ABH_ARM_CPUS", ""))
+
+
+def parse_cpu_list(text):
+    """CPUs of a list such as 4-7,12 (the kernel's cpulist format); [] for an empty one."""
+    cpus = []
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        cpus.extend(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def keep_off_measuring_cpu(cpus):
+    """A worker started ahead imports the user's module while the arm before it measures: it keeps
+    off the CPU that arm's measuring thread is pinned to (the first of the arm's CPUs), as the
+    engine does for its own start-up, where the arm has others."""
+    if len(cpus) > 1 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus[1:])
 
 
 # --- the user's module ---------------------------------------------------------------------------
@@ -549,6 +568,8 @@ def run_arm(args):
     run_dir, shape, arm_name = parse_run_args(args)
     follow_parent()
     arm = PlannedArm(run_dir, shape, arm_name)
+    if "--ahead" in args:
+        keep_off_measuring_cpu(arm.cpus)
     identity = interpreter_identity(arm.interpreter)
     log("python %s (%s), interpreter identified" % (identity["version"], sys.executable))
     # The user's module goes first, the engine after it: torch loads its own CUDA runtime and

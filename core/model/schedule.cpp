@@ -64,7 +64,7 @@ ScheduleOptions schedule_options_from_json(const json& j, const std::string& whe
   if (j.contains("decision"))
     o.decision = stats_options_from_json(object_field(j, "decision", where), where + ".decision");
   // Absent in plans and reports written before workers were started ahead: they were not.
-  if (j.contains("start_ahead")) o.start_ahead = field<bool>(j, "start_ahead", where);
+  if (j.contains("start_ahead")) o.start_ahead = field<int>(j, "start_ahead", where);
   return o;
 }
 

@@ -39,11 +39,11 @@ struct ScheduleOptions {
   // them). Their tasks are in the plan from the start, marked conditional.
   int until_decided = 0;
   StatsOptions decision;
-  // Each lane starts an arm's worker while the arm before it measures; the worker waits, with
-  // its plan read and plugin loaded, and opens its device once that arm has sampled and builds
-  // its problem once that arm's process has ended (docs/method.md, "Starting the next arm
-  // ahead"). False: each worker starts when the one before it has ended.
-  bool start_ahead = false;
+  // How many workers each lane keeps started ahead of their turn: they read their plan, load
+  // their plugin and initialise the GPU driver while the arm before them measures, and each
+  // creates its CUDA context only once the arm before it has ended (docs/method.md, "Starting
+  // the next arm ahead"). 0: each worker starts when the one before it has ended.
+  int start_ahead = 0;
   bool operator==(const ScheduleOptions&) const = default;
 };
 

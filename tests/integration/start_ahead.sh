@@ -1,8 +1,8 @@
-# Workers started ahead (--start-ahead on: the default for GPU plugins, asked for here on the
-# CPU): each arm's worker starts while the arm before it measures, reads its plan and loads its
-# plugin, and waits on its stdin for its turn, which comes when the arm before it has ended.
-# Proves that
-#  - two workers of the run are alive at once (one measuring, one started ahead), and every
+# Workers started ahead (--start-ahead N: 1 by default for GPU plugins, 4 for Python ones; 2 asked
+# for here on the CPU): a lane starts the next N arms' workers while the current arm measures;
+# each reads its plan and loads its plugin, and waits on its stdin for its turn, which comes when
+# the arm before it has ended. Proves that
+#  - three workers of the run are alive at once (one measuring, two started ahead), and every
 #    recorded arm waited for its turn (waited_s > 0, median about an arm's length) while its
 #    ready_s leaves the wait out;
 #  - killing the orchestrator while a worker waits for its turn leaves no worker behind, and a
@@ -17,24 +17,24 @@ workers_of_run() { pgrep -f "abharness-worker run --run-dir $R " || true; }
 flags=(--repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --runs-root "$T/runs"
   "${SLOW[@]}" --quiet --color never)
 
-"$ABH" run "${flags[@]}" --run-id a --start-ahead on >"$T/run.out" 2>"$T/run.err" &
+"$ABH" run "${flags[@]}" --run-id a --start-ahead 2 >"$T/run.out" 2>"$T/run.err" &
 orch=$!
 wait_for_plan $orch "$R" "$T/run.err"
-[ "$(jget "$R/plan.json" 'j["schedule"]["start_ahead"]')" = True ] || fail "plan: start_ahead not set"
+[ "$(jget "$R/plan.json" 'j["schedule"]["start_ahead"]')" = 2 ] || fail "plan: start_ahead not 2"
 
-# Two workers of the run at once: the measuring one and the next, started ahead. Let the sweep
-# record a few arms, then kill the orchestrator while the next worker waits for its turn.
+# Three workers of the run at once: the measuring one and the next two, started ahead. Let the
+# sweep record a few arms, then kill the orchestrator while the next workers wait for their turn.
 seen_two=0
 for _ in $(seq 1 600); do
-  if [ "$(workers_of_run | wc -l)" -ge 2 ]; then
+  if [ "$(workers_of_run | wc -l)" -ge 3 ]; then
     seen_two=1
     [ "$(ls "$R"/results/*/*.json 2>/dev/null | wc -l)" -ge 3 ] && break
   fi
   kill -0 $orch 2>/dev/null || break
   sleep 0.05
 done
-[ $seen_two = 1 ] || fail "never saw a worker started ahead beside the measuring one"
-pass "a worker is started ahead while the arm before it measures"
+[ $seen_two = 1 ] || fail "never saw two workers started ahead beside the measuring one"
+pass "two workers are started ahead while the arm before them measures"
 kill -KILL $orch 2>/dev/null || fail "the sweep ended before it could be killed"
 wait $orch 2>/dev/null || true
 sleep 0.3
@@ -49,10 +49,13 @@ PY
 )
 [ -n "$before" ] || fail "no result was written before the kill"
 
-expect_rc 2 "$ABH" run "${flags[@]}" --resume "$R" --start-ahead off
-grep -q -- "--start-ahead off differs from the plan's start_ahead true" "$T/last.err" ||
+expect_rc 2 "$ABH" run "${flags[@]}" --resume "$R" --start-ahead 0
+grep -q -- "--start-ahead 0 differs from the plan's start_ahead 2" "$T/last.err" ||
   fail "resume with another --start-ahead: $(cat "$T/last.err")"
-pass "a resume with another --start-ahead is refused"
+expect_rc 2 "$ABH" run "${flags[@]}" --run-id b --start-ahead 17
+grep -q -- "--start-ahead 17: use the number of workers a lane starts ahead (0 to 16), or auto" \
+  "$T/last.err" || fail "--start-ahead 17: $(cat "$T/last.err")"
+pass "a resume with another --start-ahead, and an out-of-range one, are refused"
 
 expect_rc 0 "$ABH" resume "$R" --quiet
 expect_rc 0 "$ABH" verify "$R"

@@ -121,13 +121,13 @@ TEST_CASE("schedule: --until-decided appends conditional blocks that number the 
   CHECK(t[8].round == 2);
 }
 
-TEST_CASE("schedule: start_ahead is in the JSON, and a schedule written before it reads as off") {
+TEST_CASE("schedule: start_ahead is in the JSON, and a schedule written before it reads as 0") {
   ScheduleOptions o;
-  o.start_ahead = true;
+  o.start_ahead = 4;
   const json j = to_json(o);
-  CHECK(j.at("start_ahead") == true);
-  CHECK(schedule_options_from_json(j, "plan.json: schedule").start_ahead);
+  CHECK(j.at("start_ahead") == 4);
+  CHECK(schedule_options_from_json(j, "plan.json: schedule").start_ahead == 4);
   json old = j;
   old.erase("start_ahead");
-  CHECK_FALSE(schedule_options_from_json(old, "plan.json: schedule").start_ahead);
+  CHECK(schedule_options_from_json(old, "plan.json: schedule").start_ahead == 0);
 }
