@@ -53,3 +53,16 @@ expect_rc() {  # NAME RC
 ratio() { python3 -c 'import sys; print(float(sys.argv[1]) / float(sys.argv[2]))' "$1" "$2"; }
 # check EXPR: a Python boolean expression over numbers already substituted in
 check() { python3 -c "import sys; sys.exit(0 if ($1) else 1)"; }
+# torch_python: sets PY to the user's interpreter for Python kernels (ABH_PYTHON, else
+# /opt/torch/.venv/bin/python3, else python3), or skips the test when it lacks torch and triton.
+torch_python() {
+  PY=${ABH_PYTHON:-}
+  if [[ -z $PY ]]; then
+    PY=python3
+    [[ -x /opt/torch/.venv/bin/python3 ]] && PY=/opt/torch/.venv/bin/python3
+  fi
+  if ! "$PY" -c "import torch, triton; assert torch.cuda.is_available()" 2>"$TMP/py.err"; then
+    echo "SKIP: $PY cannot import torch and triton with CUDA: $(tail -1 "$TMP/py.err")"
+    exit 77
+  fi
+}

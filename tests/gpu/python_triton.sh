@@ -7,15 +7,7 @@
 # copy of CUPTI is mapped into each arm, and — with the events timer, which records on the worker's
 # stream only — that the Triton kernels ran on the worker's stream (events >= CUPTI kernel time).
 source "$(dirname "$0")/common.bash"
-PY=${ABH_PYTHON:-}
-if [[ -z $PY ]]; then
-  PY=python3
-  [[ -x /opt/torch/.venv/bin/python3 ]] && PY=/opt/torch/.venv/bin/python3
-fi
-if ! "$PY" -c "import torch, triton; assert torch.cuda.is_available()" 2>"$TMP/py.err"; then
-  echo "SKIP: $PY cannot import torch and triton with CUDA: $(tail -1 "$TMP/py.err")"
-  exit 77
-fi
+torch_python
 "$PY" -c "import sys, torch, triton; print('python', sys.version.split()[0], 'torch', torch.__version__, 'triton', triton.__version__)"
 ABH=$ABH_BIN/abharness
 [[ -x $ABH ]] || fail "$ABH missing: this test drives the orchestrator"

@@ -1,9 +1,15 @@
 #include "gpu/cuda_device.hpp"
 
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
 #include "exit_error.hpp"
 #include "gpu/clock_probe.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/gpu_session.hpp"
 #include "gpu/nvml.hpp"
+#include "system/error.hpp"
 
 namespace abh::worker::gpu {
 namespace {
@@ -12,6 +18,35 @@ void require_usable_gpu() {
   std::string why;
   if (!cuda_available(&why))
     throw ExitError(worker_protocol::kUnsupported, "no usable GPU: " + why);
+}
+
+// The CUDA context this process already has before its session opens, described ("" for none): a
+// primary context active on a device it sees, or a context current on this thread. Read through
+// the driver library that cuInit mapped, so that the worker does not link the driver itself.
+std::string context_before_session() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!driver)
+    throw Error("the CUDA driver library is not mapped after cuInit: " + std::string(::dlerror()));
+  auto device_get = reinterpret_cast<CUresult (*)(CUdevice*, int)>(::dlsym(driver, "cuDeviceGet"));
+  auto primary_state = reinterpret_cast<CUresult (*)(CUdevice, unsigned*, int*)>(
+      ::dlsym(driver, "cuDevicePrimaryCtxGetState"));
+  auto current = reinterpret_cast<CUresult (*)(CUcontext*)>(::dlsym(driver, "cuCtxGetCurrent"));
+  ::dlclose(driver);  // the runtime keeps it mapped
+  if (!device_get || !primary_state || !current)
+    throw Error("the CUDA driver lacks cuDeviceGet, cuDevicePrimaryCtxGetState or cuCtxGetCurrent");
+  int n = 0;
+  cuda_check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
+  for (int i = 0; i < n; ++i) {
+    CUdevice dev = 0;
+    unsigned flags = 0;
+    int active = 0;
+    if (device_get(&dev, i) == CUDA_SUCCESS &&
+        primary_state(dev, &flags, &active) == CUDA_SUCCESS && active)
+      return "the primary context of device " + std::to_string(i) + " is active";
+  }
+  CUcontext ctx = nullptr;
+  if (current(&ctx) == CUDA_SUCCESS && ctx) return "a context is current on the main thread";
+  return "";
 }
 
 // The session is opened before the GPU is probed: the probe then sees the context the arm runs
@@ -52,9 +87,19 @@ class CudaDevice final : public Device {
     return std::make_unique<CudaSession>(selector);
   }
   // cudaGetDeviceCount (in require_usable_gpu) runs cuInit, which creates no context; NVML is
-  // loaded and initialised for the probe that follows the session's opening.
+  // loaded and initialised for the probe that follows the session's opening. A context that
+  // already exists here (a Python module that touched the GPU when it was imported, a plugin's
+  // static initialiser) would sit on the GPU beside the arm being measured: refused.
   void prepare() const override {
     require_usable_gpu();
+    if (const std::string made = context_before_session(); !made.empty())
+      throw ExitError(worker_protocol::kUnsupported,
+                      "this worker was started ahead of its turn, and the plugin already created "
+                      "a CUDA context before it (" +
+                          made +
+                          "): it would run beside the arm being measured. Create CUDA state in "
+                          "make_problem, not when the module or library is loaded, or run with "
+                          "--start-ahead 0");
     std::string why;
     (void)nvml_driver_version(&why);
   }
