@@ -9,7 +9,8 @@
 #     the same cuBLAS kernel, the Python plugin's time must agree with the C++ plugin's.
 # Everything is logged under $OUT (default /tmp/python-vs-cublaslt); a failure in one part does not
 # stop the others; the short table comes last. Took 5.5 minutes on an H200 (docs/measurements.md
-# §19: 48 C++ arms with one nvcc build in 70 s, 48 Python arms at ~4.4 s start-up each in 256 s).
+# §19: 48 C++ arms with one nvcc build in 70 s, 48 Python arms at ~4.4 s start-up each in 256 s;
+# §24: 58 s and 60 s with workers started ahead).
 #
 # usage: OUT=/tmp/out BIN=.carry/bundle/bin PY=/opt/torch/.venv/bin/python3 bench/python_vs_cublaslt.sh
 #        BENCH_FLAGS: flags for both `abharness run`s (default "--max-time 1": each arm stops
