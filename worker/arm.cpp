@@ -308,8 +308,8 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
             << a.task.variant << ") plugin " << plugin.name() << ", timer " << r.measurement.timer
             << std::endl;
 
-  // Started ahead: the GPU is the arm before's until it has sampled; its operands are its own
-  // until its process has ended (docs/method.md, "Starting the next arm ahead").
+  // Started ahead: the GPU is the arm before's until its process has ended; nothing of this arm
+  // goes onto the device before then (docs/method.md, "Starting the next arm ahead").
   if (turn.ahead()) wait_for_turn(plugin, turn, placement, log);
   const std::unique_ptr<DeviceSession> device = open_device(a, run, plugin, r);
   log.at() << "device session open, environment probed" << std::endl;
