@@ -24,7 +24,8 @@ struct ArmRequest {
   const abh_worker_front_end* front_end = nullptr;
   worker_protocol::WorkerFiles files;  // the worker's files as this process runs them
   bool warmup = false;                 // measure, but write no result (the sweep's warm-up)
-  bool ahead = false;  // started ahead: stdin is the turn socket (worker_protocol.hpp, start_turn.hpp)
+  bool ahead =
+      false;  // started ahead: stdin is the turn socket (worker_protocol.hpp, start_turn.hpp)
 };
 
 // Measures the arm and writes results/<shape>/<arm>.json atomically. Throws on failure: an
