@@ -156,18 +156,18 @@ timespec to_timespec(Clock::duration d) {
 }
 
 // Blocks until the child is a zombie (exited, not yet reaped) or the deadline passes (false),
-// handing the child's output to `sink` as it arrives when `output` is a pipe (set to -1 at its
-// end of file). The zombie is left in place on purpose: while it exists its pid, and so its
+// handing the child's output to `sink` as it arrives when `output` is a pipe (closed at its end
+// of file). The zombie is left in place on purpose: while it exists its pid, and so its
 // process group id, cannot be reused, so the kill(-pgid) that follows can only reach our own
 // group. Without a pidfd (`pidfd` < 0) the exit is polled for every millisecond.
-bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline, int& output,
+bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline, UniqueFd& output,
                  const std::function<void(std::string_view)>& sink) {
   for (;;) {
     pollfd fds[2];
     nfds_t n = 0;
     if (pidfd >= 0) fds[n++] = pollfd{pidfd, POLLIN, 0};
     const nfds_t out_slot = n;
-    if (output >= 0) fds[n++] = pollfd{output, POLLIN, 0};
+    if (output.valid()) fds[n++] = pollfd{output.get(), POLLIN, 0};
     std::optional<Clock::duration> wait;
     if (pidfd < 0) wait = std::chrono::milliseconds(1);
     if (deadline) {
@@ -178,8 +178,8 @@ bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline
     timespec ts = wait ? to_timespec(*wait) : timespec{};
     int r = ::ppoll(fds, n, wait ? &ts : nullptr, nullptr);
     if (r < 0 && errno != EINTR) throw Error("ppoll on a child: " + errno_text(errno));
-    if (r > 0 && output >= 0 && fds[out_slot].revents != 0 && !read_output(output, sink))
-      output = -1;
+    if (r > 0 && output.valid() && fds[out_slot].revents != 0 && !read_output(output.get(), sink))
+      output.reset();
     if (pidfd >= 0) {
       if (r > 0 && (fds[0].revents & POLLIN)) return true;
       continue;
@@ -381,9 +381,8 @@ ExitStatus status_of(int status, bool exited, double wall_s) {
 
 struct ChildProcess::Impl {
   pid_t pid = -1;
-  UniqueFd pidfd;      // invalid where pidfd_open is unavailable: the exit is polled for
-  UniqueFd output;     // the read end of the output pipe, when the spec asked for its output
-  int output_fd = -1;  // output's descriptor while it is open, -1 after its end of file
+  UniqueFd pidfd;   // invalid where pidfd_open is unavailable: the exit is polled for
+  UniqueFd output;  // the output pipe's read end, when the spec asked for it, until its end of file
   std::function<void(std::string_view)> on_output;
   Clock::time_point start;
   std::optional<process_detail::GroupGuardian> guardian;
@@ -409,7 +408,6 @@ ChildProcess::ChildProcess(const SpawnSpec& spec) : impl_(std::make_unique<Impl>
   c.start = Clock::now();
   c.pid = spawn(spec, exe, streams, env_strings, who);
   c.output = std::move(streams.output);
-  c.output_fd = c.output.get();
   try {
     c.guardian.emplace(c.pid, descriptor_limit());
     if (!process_detail::force_polling_wait.load()) c.pidfd = UniqueFd(pidfd_open(c.pid));
@@ -441,7 +439,7 @@ ExitStatus ChildProcess::wait(std::optional<Clock::time_point> deadline,
   bool exited = false;
   Clock::time_point end;
   try {
-    exited = wait_exited(c.pid, c.pidfd.get(), deadline, c.output_fd, c.on_output);
+    exited = wait_exited(c.pid, c.pidfd.get(), deadline, c.output, c.on_output);
     // The moment the exit was seen (or the limit hit) is the process's wall time; killing the
     // rest of the group and reaping are our bookkeeping.
     end = Clock::now();
@@ -450,7 +448,7 @@ ExitStatus ChildProcess::wait(std::optional<Clock::time_point> deadline,
     // files open and keep running into the next measurement. The child is still a zombie here,
     // so the group id cannot have been reused.
     kill_group(c.pid);
-    if (c.output_fd >= 0) drain_output(c.output_fd, c.on_output);
+    if (c.output.valid()) drain_output(c.output.get(), c.on_output);
   } catch (...) {
     kill_group(c.pid);
     c.guardian.reset();
