@@ -34,18 +34,25 @@ std::string context_before_session() {
   ::dlclose(driver);  // the runtime keeps it mapped
   if (!device_get || !primary_state || !current)
     throw Error("the CUDA driver lacks cuDeviceGet, cuDevicePrimaryCtxGetState or cuCtxGetCurrent");
+  // A driver call that fails leaves the question open: that is an error, not "no context".
+  auto check = [](CUresult r, const std::string& what) {
+    if (r != CUDA_SUCCESS)
+      throw Error(what + " failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                  ") while checking for a CUDA context made before this worker's turn");
+  };
   int n = 0;
   cuda_check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
   for (int i = 0; i < n; ++i) {
     CUdevice dev = 0;
     unsigned flags = 0;
     int active = 0;
-    if (device_get(&dev, i) == CUDA_SUCCESS &&
-        primary_state(dev, &flags, &active) == CUDA_SUCCESS && active)
-      return "the primary context of device " + std::to_string(i) + " is active";
+    check(device_get(&dev, i), "cuDeviceGet(" + std::to_string(i) + ")");
+    check(primary_state(dev, &flags, &active), "cuDevicePrimaryCtxGetState");
+    if (active) return "the primary context of device " + std::to_string(i) + " is active";
   }
   CUcontext ctx = nullptr;
-  if (current(&ctx) == CUDA_SUCCESS && ctx) return "a context is current on the main thread";
+  check(current(&ctx), "cuCtxGetCurrent");
+  if (ctx) return "a context is current on the main thread";
   return "";
 }
 
