@@ -9,6 +9,7 @@
 #include <string>
 
 #include "model/worker_protocol.hpp"
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -22,8 +23,7 @@ std::string read_line() {
   std::string line;
   for (;;) {
     char c = 0;
-    const ssize_t n = ::read(kTurnFd, &c, 1);
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = retry_on_eintr([&] { return ::read(kTurnFd, &c, 1); });
     if (n < 0) throw Error(std::string("reading the turn socket (stdin): ") + std::strerror(errno));
     if (n == 0) return line;
     line += c;

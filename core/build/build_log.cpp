@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "system/eintr.hpp"
 #include "system/text.hpp"
 
 namespace abh {
@@ -53,8 +54,8 @@ BuildLog::BuildLog(UniqueFd file, fs::path path, std::size_t head_bytes, std::si
 void BuildLog::write(std::string_view bytes) {
   if (!file_.valid() || write_errno_ != 0) return;
   while (!bytes.empty()) {
-    ssize_t n = ::write(file_.get(), bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n =
+        retry_on_eintr([&] { return ::write(file_.get(), bytes.data(), bytes.size()); });
     if (n <= 0) {
       write_errno_ = n < 0 ? errno : ENOSPC;
       return;

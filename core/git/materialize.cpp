@@ -12,6 +12,7 @@
 #include "git/ignore_handle.hpp"
 #include "git/source_identity.hpp"
 #include "git/worktree.hpp"
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 
 namespace abh {
@@ -46,8 +47,7 @@ void write_file(const fs::path& p, std::string_view bytes, bool executable) {
                            executable ? 0755 : 0644));
   if (fd.get() < 0) throw Error("cannot create " + p.string() + ": " + errno_text());
   while (!bytes.empty()) {
-    ssize_t n = ::write(fd.get(), bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = retry_on_eintr([&] { return ::write(fd.get(), bytes.data(), bytes.size()); });
     if (n < 0) throw Error("cannot write " + p.string() + ": " + errno_text());
     bytes.remove_prefix(static_cast<size_t>(n));
   }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 
 namespace abh {
@@ -14,9 +15,8 @@ FileLock::FileLock(const RunDirFs& dir, const std::filesystem::path& rel, Wait w
   // that is a symbolic or hard link to a file elsewhere would be locked and written there.
   UniqueFd fd = dir.open_in_place(rel);
   const int op = LOCK_EX | (wait == Wait::no ? LOCK_NB : 0);
-  while (::flock(fd.get(), op) != 0) {
+  if (retry_on_eintr([&] { return ::flock(fd.get(), op); }) != 0) {
     const int e = errno;
-    if (e == EINTR) continue;
     if (e == EWOULDBLOCK && wait == Wait::no) return;
     throw Error("cannot lock " + dir.path(rel).string() + ": " + std::strerror(e));
   }

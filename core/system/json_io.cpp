@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -197,9 +198,9 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
   if (fd < 0) sys_fail("cannot create", tmp);
   size_t off = 0;
   while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    const ssize_t n =
+        retry_on_eintr([&] { return ::write(fd, content.data() + off, content.size() - off); });
     if (n < 0) {
-      if (errno == EINTR) continue;
       int saved = errno;
       ::close(fd);
       ::unlink(tmp.c_str());

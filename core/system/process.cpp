@@ -27,6 +27,7 @@
 #include <string_view>
 #include <thread>
 
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 #include "system/process_group.hpp"
 #include "system/unique_fd.hpp"
@@ -137,13 +138,12 @@ int pidfd_open(pid_t pid) {
 bool read_output(int fd, const std::function<void(std::string_view)>& sink) {
   char buf[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    const ssize_t n = retry_on_eintr([&] { return ::read(fd, buf, sizeof buf); });
     if (n > 0) {
       sink(std::string_view(buf, static_cast<size_t>(n)));
       continue;
     }
     if (n == 0) return false;
-    if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
     throw Error("cannot read a child's output: " + errno_text(errno));
   }
@@ -176,8 +176,8 @@ bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline
       if (!wait || left < *wait) wait = left;
     }
     timespec ts = wait ? to_timespec(*wait) : timespec{};
-    int r = ::ppoll(fds, n, wait ? &ts : nullptr, nullptr);
-    if (r < 0 && errno != EINTR) throw Error("ppoll on a child: " + errno_text(errno));
+    const int r = nothing_if_interrupted(::ppoll(fds, n, wait ? &ts : nullptr, nullptr));
+    if (r < 0) throw Error("ppoll on a child: " + errno_text(errno));
     if (r > 0 && output.valid() && fds[out_slot].revents != 0 && !read_output(output.get(), sink))
       output.reset();
     if (pidfd >= 0) {
@@ -185,8 +185,9 @@ bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline
       continue;
     }
     siginfo_t info{};
-    int w = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
-    if (w < 0 && errno != EINTR) throw Error("waitid: " + errno_text(errno));
+    const int w = nothing_if_interrupted(
+        ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT));
+    if (w < 0) throw Error("waitid: " + errno_text(errno));
     if (w == 0 && info.si_pid == pid) return true;
   }
 }
@@ -196,21 +197,17 @@ bool wait_exited(pid_t pid, int pidfd, std::optional<Clock::time_point> deadline
 void drain_output(int output, const std::function<void(std::string_view)>& sink) {
   for (;;) {
     pollfd pfd{output, POLLIN, 0};
-    timespec ts{2, 0};
-    int r = ::ppoll(&pfd, 1, &ts, nullptr);
-    if (r < 0 && errno == EINTR) continue;
+    const timespec ts{2, 0};
+    const int r = retry_on_eintr([&] { return ::ppoll(&pfd, 1, &ts, nullptr); });
     if (r <= 0 || !read_output(output, sink)) return;
   }
 }
 
 int reap(pid_t pid) {
   int status = 0;
-  for (;;) {
-    pid_t r = ::waitpid(pid, &status, 0);
-    if (r == pid) return status;
-    if (r < 0 && errno != EINTR)
-      throw Error("waitpid(" + std::to_string(pid) + "): " + errno_text(errno));
-  }
+  if (retry_on_eintr([&] { return ::waitpid(pid, &status, 0); }) < 0)
+    throw Error("waitpid(" + std::to_string(pid) + "): " + errno_text(errno));
+  return status;
 }
 
 void kill_group(pid_t pid) {
@@ -340,8 +337,7 @@ pid_t spawn(const SpawnSpec& spec, const fs::path& exe, const Streams& streams,
   auto reap_failed = [](auto& exec, const std::error_code&) {
     if (exec.pid > 0) {
       int st;
-      while (::waitpid(exec.pid, &st, 0) < 0 && errno == EINTR) {
-      }
+      retry_on_eintr([&] { return ::waitpid(exec.pid, &st, 0); });
     }
   };
   bp::child c =

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 
 namespace abh::process_detail {
@@ -31,8 +32,7 @@ GroupGuardian::GroupGuardian(pid_t group, unsigned max_fd) {
 GroupGuardian::~GroupGuardian() {
   ::kill(pid_, SIGKILL);
   int st;
-  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-  }
+  retry_on_eintr([&] { return ::waitpid(pid_, &st, 0); });
 }
 
 void GroupGuardian::guard(pid_t group, pid_t parent, unsigned max_fd) {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "system/eintr.hpp"
 #include "system/error.hpp"
 #include "system/sha256.hpp"
 #include "system/text.hpp"
@@ -75,11 +76,9 @@ UniqueFd dup_fd(int fd) {
 void write_all(int fd, std::string_view content, const fs::path& full) {
   size_t off = 0;
   while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error("cannot write " + shown(full) + ": " + std::strerror(errno));
-    }
+    const ssize_t n =
+        retry_on_eintr([&] { return ::write(fd, content.data() + off, content.size() - off); });
+    if (n < 0) throw Error("cannot write " + shown(full) + ": " + std::strerror(errno));
     off += static_cast<size_t>(n);
   }
 }
@@ -191,11 +190,8 @@ std::string RunDirFs::read(const fs::path& rel, std::uintmax_t max_bytes, FileIn
   out.reserve(size);
   std::array<char, 1 << 16> buf{};
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error("cannot read " + shown(path(rel)) + ": " + std::strerror(errno));
-    }
+    const ssize_t n = retry_on_eintr([&] { return ::read(fd.get(), buf.data(), buf.size()); });
+    if (n < 0) throw Error("cannot read " + shown(path(rel)) + ": " + std::strerror(errno));
     if (n == 0) break;
     out.append(buf.data(), static_cast<size_t>(n));
     if (out.size() > max_bytes)  // it grew while being read
@@ -214,11 +210,9 @@ std::string RunDirFs::sha256(const fs::path& rel) const {
   Sha256 h;
   std::array<char, 1 << 16> buf{};
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
+    const ssize_t n = retry_on_eintr([&] { return ::read(fd.get(), buf.data(), buf.size()); });
+    if (n < 0)
       throw Error("cannot read " + shown(path(rel)) + " to hash it: " + std::strerror(errno));
-    }
     if (n == 0) break;
     h.update(std::string_view(buf.data(), static_cast<size_t>(n)));
   }
@@ -270,8 +264,7 @@ void RunDirFs::copy_in(const fs::path& source, const fs::path& rel) const {
   write_atomic_with(rel, [&](int fd, const fs::path& full) {
     std::array<char, 1 << 16> buf{};
     for (;;) {
-      ssize_t n = ::read(in.get(), buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
+      const ssize_t n = retry_on_eintr([&] { return ::read(in.get(), buf.data(), buf.size()); });
       if (n < 0) throw Error("cannot read " + shown(source) + ": " + std::strerror(errno));
       if (n == 0) break;
       write_all(fd, std::string_view(buf.data(), static_cast<size_t>(n)), full);
