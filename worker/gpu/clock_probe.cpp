@@ -9,32 +9,28 @@
 
 #include "gpu/clock_probe_kernels.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/cuda_owner.hpp"
 
 namespace abh::worker::gpu {
 namespace {
-
-struct FreeHost {
-  void operator()(unsigned long long* p) const { cudaFreeHost(p); }
-};
 
 // Pinned host words that the GPU writes directly (mapped memory): the stamps land where the host
 // reads them once the stream is idle, with no copy.
 class MappedWords {
  public:
-  MappedWords(size_t n, const std::string& what) {
-    unsigned long long* p = nullptr;
-    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&p), n * sizeof *p, cudaHostAllocMapped),
-               "cudaHostAlloc of " + std::to_string(n * sizeof *p) + " bytes (" + what + ")");
-    host_.reset(p);
-    cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_), p, 0),
+  MappedWords(size_t n, const std::string& what)
+      : host_(host_alloc(n * sizeof(unsigned long long), cudaHostAllocMapped,
+                         "cudaHostAlloc of " + std::to_string(n * sizeof(unsigned long long)) +
+                             " bytes (" + what + ")")) {
+    cuda_check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_), host_.get(), 0),
                "cudaHostGetDevicePointer (" + what + ")");
   }
-  unsigned long long* host() const { return host_.get(); }
+  unsigned long long* host() const { return static_cast<unsigned long long*>(host_.get()); }
   unsigned long long* dev() const { return dev_; }
 
  private:
-  std::unique_ptr<unsigned long long, FreeHost> host_;
-  unsigned long long* dev_ = nullptr;
+  HostBuffer host_;
+  unsigned long long* dev_ = nullptr;  // the same words as the GPU addresses them
 };
 
 }  // namespace

@@ -2,11 +2,11 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 
 #include "exit_error.hpp"
 #include "gpu/clock_probe.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/cuda_owner.hpp"
 #include "gpu/gpu_session.hpp"
 #include "gpu/nvml.hpp"
 #include "system/error.hpp"
@@ -24,14 +24,16 @@ void require_usable_gpu() {
 // primary context active on a device it sees, or a context current on this thread. Read through
 // the driver library that cuInit mapped, so that the worker does not link the driver itself.
 std::string context_before_session() {
-  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  Library driver = open_library("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!driver)
     throw Error("the CUDA driver library is not mapped after cuInit: " + std::string(::dlerror()));
-  auto device_get = reinterpret_cast<CUresult (*)(CUdevice*, int)>(::dlsym(driver, "cuDeviceGet"));
+  auto device_get =
+      reinterpret_cast<CUresult (*)(CUdevice*, int)>(::dlsym(driver.get(), "cuDeviceGet"));
   auto primary_state = reinterpret_cast<CUresult (*)(CUdevice, unsigned*, int*)>(
-      ::dlsym(driver, "cuDevicePrimaryCtxGetState"));
-  auto current = reinterpret_cast<CUresult (*)(CUcontext*)>(::dlsym(driver, "cuCtxGetCurrent"));
-  ::dlclose(driver);  // the runtime keeps it mapped
+      ::dlsym(driver.get(), "cuDevicePrimaryCtxGetState"));
+  auto current =
+      reinterpret_cast<CUresult (*)(CUcontext*)>(::dlsym(driver.get(), "cuCtxGetCurrent"));
+  driver.reset();  // the runtime keeps it mapped
   if (!device_get || !primary_state || !current)
     throw Error("the CUDA driver lacks cuDeviceGet, cuDevicePrimaryCtxGetState or cuCtxGetCurrent");
   // A driver call that fails leaves the question open: that is an error, not "no context".

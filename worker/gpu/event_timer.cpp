@@ -8,24 +8,11 @@
 #include <vector>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/cuda_owner.hpp"
 #include "timer.hpp"
 
 namespace abh::worker::gpu {
 namespace {
-
-class Event {
- public:
-  Event() { cuda_check(cudaEventCreate(&e_), "cudaEventCreate"); }
-  ~Event() {
-    if (e_) cudaEventDestroy(e_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
 
 class EventTimer final : public Timer {
  public:
@@ -39,16 +26,16 @@ class EventTimer final : public Timer {
                               const std::function<void()>& iteration) override {
     if (count < 1) return {};
     const size_t n = static_cast<size_t>(count);
-    std::vector<std::unique_ptr<Event>> start(n), stop(n);
+    std::vector<Event> start(n), stop(n);
     for (size_t i = 0; i < n; ++i) {
-      start[i] = std::make_unique<Event>();
-      stop[i] = std::make_unique<Event>();
+      start[i] = create_event();
+      stop[i] = create_event();
     }
     for (size_t i = 0; i < n; ++i) {
       hooks.before(static_cast<int>(i));
-      cuda_check(cudaEventRecord(start[i]->get(), stream_), "cudaEventRecord(start)");
+      cuda_check(cudaEventRecord(start[i].get(), stream_), "cudaEventRecord(start)");
       iteration();
-      cuda_check(cudaEventRecord(stop[i]->get(), stream_), "cudaEventRecord(stop)");
+      cuda_check(cudaEventRecord(stop[i].get(), stream_), "cudaEventRecord(stop)");
       hooks.after(static_cast<int>(i));
     }
     cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
@@ -57,8 +44,7 @@ class EventTimer final : public Timer {
     out.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       float ms = 0;
-      cuda_check(cudaEventElapsedTime(&ms, start[i]->get(), stop[i]->get()),
-                 "cudaEventElapsedTime");
+      cuda_check(cudaEventElapsedTime(&ms, start[i].get(), stop[i].get()), "cudaEventElapsedTime");
       out.push_back(static_cast<double>(ms) * 1e6);
     }
     return out;

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/cuda_owner.hpp"
 #include "gpu/nvml.hpp"
 
 namespace abh::worker::gpu {
@@ -118,10 +119,11 @@ Environment probe(const std::string& selector) {
   return e;
 }
 
+// Released in reverse order: the flush buffer, then the stream.
 struct GpuSession::Impl {
   int device = -1;
-  cudaStream_t stream = nullptr;
-  void* flush_buf = nullptr;
+  Stream stream;
+  DeviceBuffer flush_buf;
   std::int64_t flush_bytes = 0;
   unsigned counter = 0;
 };
@@ -133,31 +135,24 @@ GpuSession::GpuSession(const std::string& selector) : impl_(std::make_unique<Imp
   // No persisting L2 carve-out: a plugin that asked for one would keep lines across the flush.
   cuda_check(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0),
              "cudaDeviceSetLimit(PersistingL2CacheSize, 0)");
-  cuda_check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  impl_->stream = create_stream(cudaStreamNonBlocking);
   impl_->flush_bytes = flush_size_for(impl_->device);
-  cudaError_t e = cudaMalloc(&impl_->flush_buf, static_cast<size_t>(impl_->flush_bytes));
-  if (e != cudaSuccess) {
-    cudaStreamDestroy(impl_->stream);
-    cuda_check(e, "cudaMalloc of the " + std::to_string(impl_->flush_bytes >> 20) +
-                      " MiB L2 flush buffer");
-  }
+  impl_->flush_buf = device_alloc(
+      static_cast<size_t>(impl_->flush_bytes),
+      "cudaMalloc of the " + std::to_string(impl_->flush_bytes >> 20) + " MiB L2 flush buffer");
 }
 
-GpuSession::~GpuSession() {
-  // Destructors must not throw; a failure here cannot change a result that is already written.
-  if (impl_->flush_buf) cudaFree(impl_->flush_buf);
-  if (impl_->stream) cudaStreamDestroy(impl_->stream);
-}
+GpuSession::~GpuSession() = default;
 
 int GpuSession::device() const {
   return impl_->device;
 }
 void* GpuSession::stream() const {
-  return impl_->stream;
+  return impl_->stream.get();
 }
 
 void GpuSession::synchronize() {
-  cuda_check(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize");
+  cuda_check(cudaStreamSynchronize(impl_->stream.get()), "cudaStreamSynchronize");
   cuda_check(cudaGetLastError(), "a previous asynchronous launch");
 }
 
@@ -165,8 +160,8 @@ void GpuSession::flush_l2() {
   // A changing byte value keeps every write a real write; the memset runs on the session stream,
   // so it finishes before the next timed iteration starts and is never inside the timed window.
   const int value = static_cast<int>(impl_->counter++ % 251u) + 1;
-  cuda_check(cudaMemsetAsync(impl_->flush_buf, value, static_cast<size_t>(impl_->flush_bytes),
-                             impl_->stream),
+  cuda_check(cudaMemsetAsync(impl_->flush_buf.get(), value, static_cast<size_t>(impl_->flush_bytes),
+                             impl_->stream.get()),
              "cudaMemsetAsync (L2 flush)");
   cuda_check(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
 }

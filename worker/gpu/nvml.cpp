@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "gpu/cuda_owner.hpp"
 #include "gpu/gpu_session.hpp"
 #include "gpu/nvml.hpp"
 #include "system/text.hpp"
@@ -43,12 +44,7 @@ constexpr ReasonBit kReasons[] = {
 };
 
 struct Nvml {
-  struct Close {
-    void operator()(void* h) const {
-      if (h) ::dlclose(h);
-    }
-  };
-  std::unique_ptr<void, Close> lib;
+  Library lib;
   std::string why;  // non-empty: unavailable
   nvmlReturn_t (*init)() = nullptr;
   nvmlReturn_t (*shutdown)() = nullptr;
@@ -74,7 +70,7 @@ struct Nvml {
   }
 
   Nvml() {
-    lib.reset(::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL));
+    lib = open_library("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       const char* e = ::dlerror();
       why = std::string("cannot load libnvidia-ml.so.1 (no NVIDIA driver here?): ") +
