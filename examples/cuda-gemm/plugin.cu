@@ -2,6 +2,7 @@
 // Verification copies C back and compares up to 64 rows spread over the output with an fp64 host
 // reference; each element's error is normalised by sum_p |a_ip * b_pj| (the bound of fp32
 // accumulation error); tolerance 1e-4.
+#include <abharness/plugin_cuda.hpp>
 #include <abharness/plugin_support.hpp>
 
 #include <algorithm>
@@ -18,20 +19,21 @@
 
 namespace {
 
-struct DeviceFree {
-  void operator()(float* p) const { cudaFree(p); }
-};
-using DeviceBuffer = std::unique_ptr<float, DeviceFree>;
+using DeviceBuffer = abh_plugin::cuda::DeviceBuffer<float>;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+DeviceBuffer device_floats(std::size_t count) {
+  DeviceBuffer d;
+  check(abh_plugin::cuda::device_alloc(d, count * sizeof(float)), "cudaMalloc");
+  return d;
+}
+
 DeviceBuffer upload(const std::vector<float>& host) {
-  float* p = nullptr;
-  check(cudaMalloc(&p, host.size() * sizeof(float)), "cudaMalloc");
-  DeviceBuffer d(p);
-  check(cudaMemcpy(p, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
+  DeviceBuffer d = device_floats(host.size());
+  check(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
         "cudaMemcpy to device");
   return d;
 }
@@ -84,9 +86,7 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
     for (auto& x : p->b) x = dist(rng);
     p->da = upload(p->a);
     p->db = upload(p->b);
-    float* c = nullptr;
-    check(cudaMalloc(&c, size_t(p->m) * p->n * sizeof(float)), "cudaMalloc");
-    p->dc.reset(c);
+    p->dc = device_floats(size_t(p->m) * p->n);
     *out = p.release();
     return ABH_OK;
   } catch (const std::invalid_argument& e) {
@@ -145,14 +145,8 @@ double flops(const abh_problem* p) {
 double min_bytes(const abh_problem* p) {
   return 4.0 * (double(p->m) * p->k + double(p->k) * p->n + double(p->m) * p->n);
 }
-int tactic_count(abh_problem*) {
-  return 1;
-}
-int tactic_key(abh_problem*, int index, char* buf, size_t len) {
-  return abh_plugin::single_tactic_key(cuda_gemm::kernel_name(), index, buf, len);
-}
-int select_tactic(abh_problem*, const char* key, char* err, size_t len) {
-  return abh_plugin::single_tactic_select("cuda-gemm", cuda_gemm::kernel_name(), key, err, len);
+const char* tactic_of(const abh_problem*) {
+  return cuda_gemm::kernel_name();
 }
 int library_versions(char* buf, size_t len) {
   int rt = 0;
@@ -164,4 +158,4 @@ int library_versions(char* buf, size_t len) {
 
 }  // namespace
 
-ABH_PLUGIN_DEFINE("cuda-gemm", ABH_DEVICE_CUDA)
+ABH_PLUGIN_DEFINE_ONE_TACTIC("cuda-gemm", ABH_DEVICE_CUDA, tactic_of)

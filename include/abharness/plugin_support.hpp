@@ -5,6 +5,11 @@
  *   // functions named after the ABI's fields: create, enqueue, verify, flops, min_bytes,
  *   // tactic_count, tactic_key, select_tactic, library_versions (destroy: destroy_problem)
  *   ABH_PLUGIN_DEFINE("my-gemm", ABH_DEVICE_CUDA)
+ *
+ *   // or, for a problem with exactly one tactic, named by const char* tactic_of(const
+ * abh_problem*):
+ *   // create, enqueue, verify, flops, min_bytes, library_versions and
+ *   ABH_PLUGIN_DEFINE_ONE_TACTIC("my-gemm", ABH_DEVICE_CUDA, tactic_of)
  */
 #ifndef ABHARNESS_PLUGIN_SUPPORT_HPP
 #define ABHARNESS_PLUGIN_SUPPORT_HPP
@@ -55,9 +60,9 @@ void destroy_problem(Problem* p) {
     return &(table);                                                             \
   }
 
-/* The table of a plugin whose functions are named after the ABI's fields, visible where the
- * macro is used, with destroy_problem as destroy; and the exported entry that returns it. */
-#define ABH_PLUGIN_DEFINE(name, device)                                         \
+/* The table of a plugin's functions, visible where the macro is used (tactic functions as given,
+ * destroy_problem as destroy), and the exported entry that returns it. */
+#define ABH_PLUGIN_TABLE_(name, device, count, key, select)                     \
   static const abh_plugin_v1 abh_plugin_table_ = {ABH_PLUGIN_ABI_VERSION,       \
                                                   (name),                       \
                                                   (device),                     \
@@ -66,11 +71,27 @@ void destroy_problem(Problem* p) {
                                                   verify,                       \
                                                   flops,                        \
                                                   min_bytes,                    \
-                                                  tactic_count,                 \
-                                                  tactic_key,                   \
-                                                  select_tactic,                \
+                                                  count,                        \
+                                                  key,                          \
+                                                  select,                       \
                                                   library_versions,             \
                                                   abh_plugin::destroy_problem}; \
   ABH_PLUGIN_ENTRY(abh_plugin_table_)
+
+/* The table of a plugin whose functions are named after the ABI's fields. */
+#define ABH_PLUGIN_DEFINE(name, device) \
+  ABH_PLUGIN_TABLE_(name, device, tactic_count, tactic_key, select_tactic)
+
+/* The table of a plugin with one tactic per problem, named by `tactic_of(problem)`: its
+ * tactic_count, tactic_key and select_tactic are single_tactic_key and single_tactic_select. */
+#define ABH_PLUGIN_DEFINE_ONE_TACTIC(name, device, tactic_of)                         \
+  ABH_PLUGIN_TABLE_(                                                                  \
+      name, device, [](abh_problem*) { return 1; },                                   \
+      [](abh_problem* p, int index, char* buf, size_t len) {                          \
+        return abh_plugin::single_tactic_key(tactic_of(p), index, buf, len);          \
+      },                                                                              \
+      [](abh_problem* p, const char* key, char* err, size_t len) {                    \
+        return abh_plugin::single_tactic_select((name), tactic_of(p), key, err, len); \
+      })
 
 #endif

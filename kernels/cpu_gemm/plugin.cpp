@@ -132,14 +132,8 @@ double flops(const abh_problem* p) {
 double min_bytes(const abh_problem* p) {
   return 4.0 * (double(p->m) * p->k + double(p->k) * p->n + double(p->m) * p->n);
 }
-int tactic_count(abh_problem*) {
-  return 1;
-}
-int tactic_key(abh_problem*, int index, char* buf, size_t len) {
-  return abh_plugin::single_tactic_key(cpu_gemm::kernel_name(), index, buf, len);
-}
-int select_tactic(abh_problem*, const char* key, char* err, size_t len) {
-  return abh_plugin::single_tactic_select("cpu-gemm", cpu_gemm::kernel_name(), key, err, len);
+const char* tactic_of(const abh_problem*) {
+  return cpu_gemm::kernel_name();
 }
 int library_versions(char* buf, size_t len) {
   std::snprintf(buf, len, "{\"cpu-gemm-kernel\":\"%s\"}", cpu_gemm::kernel_name());
@@ -148,4 +142,4 @@ int library_versions(char* buf, size_t len) {
 
 }  // namespace
 
-ABH_PLUGIN_DEFINE("cpu-gemm", ABH_DEVICE_CPU)
+ABH_PLUGIN_DEFINE_ONE_TACTIC("cpu-gemm", ABH_DEVICE_CPU, tactic_of)

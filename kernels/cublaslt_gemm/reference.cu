@@ -1,6 +1,8 @@
 // Input generation and the fp64 reference for the cuBLASLt plugin. The reference recomputes every
 // output element in double precision from the same quantized inputs and scales cuBLASLt read, so
 // the comparison isolates the GEMM (accumulation order, output rounding) from the quantization.
+#include <abharness/plugin_cuda.hpp>
+
 #include <cmath>
 
 #include "gemm_data.hpp"
@@ -146,20 +148,20 @@ cudaError_t reference_check(const OperandView& a, const OperandView& b, const __
   struct Acc {
     unsigned long long max_bits;
   };
-  Acc* acc = nullptr;
-  cudaError_t e = cudaMalloc(&acc, sizeof(Acc));
+  abh_plugin::cuda::DeviceBuffer<Acc> acc;
+  cudaError_t e = abh_plugin::cuda::device_alloc(acc, sizeof(Acc));
   if (e != cudaSuccess) return e;
   Acc host{};
-  e = cudaMemsetAsync(acc, 0, sizeof(Acc), s);
+  e = cudaMemsetAsync(acc.get(), 0, sizeof(Acc), s);
   if (e == cudaSuccess) {
     dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile),
               static_cast<unsigned>((m + kTile - 1) / kTile));
-    reference_kernel<<<grid, kThreads, 0, s>>>(a, b, d, m, n, k, &acc->max_bits);
+    reference_kernel<<<grid, kThreads, 0, s>>>(a, b, d, m, n, k, &acc.get()->max_bits);
     e = cudaGetLastError();
   }
-  if (e == cudaSuccess) e = cudaMemcpyAsync(&host, acc, sizeof(Acc), cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(&host, acc.get(), sizeof(Acc), cudaMemcpyDeviceToHost, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-  cudaFree(acc);
   if (e != cudaSuccess) return e;
   double mx;
   static_assert(sizeof mx == sizeof host.max_bits);

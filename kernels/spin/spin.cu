@@ -11,6 +11,7 @@
 // "alternate_kernels": true (spin mode) launches a second, differently named kernel on every other
 //   iteration, to prove that the CUPTI timer refuses a kernel set that changes between samples.
 #include <cuda_runtime_api.h>
+#include <abharness/plugin_cuda.hpp>
 #include <abharness/plugin_support.hpp>
 
 #include <cstdio>
@@ -29,12 +30,8 @@ struct abh_problem {
   unsigned long long launches = 0;
   bool has_expect = false;
   unsigned long long expect = 0;
-  unsigned long long* out = nullptr;  // one value per block
-  uint4* data = nullptr;
-  ~abh_problem() {
-    if (out) cudaFree(out);
-    if (data) cudaFree(data);
-  }
+  abh_plugin::cuda::DeviceBuffer<unsigned long long> out;  // one value per block
+  abh_plugin::cuda::DeviceBuffer<uint4> data;
 };
 
 namespace {
@@ -97,8 +94,7 @@ void say(char* err, size_t len, const std::string& msg) {
 }
 
 int cuda_fail(cudaError_t e, const char* what, char* err, size_t len) {
-  say(err, len,
-      std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+  say(err, len, std::string(what) + ": " + abh_plugin::cuda::error_text(e));
   return ABH_ERR_RUNTIME;
 }
 
@@ -137,15 +133,16 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
         e != cudaSuccess)
       return cuda_fail(e, "cudaDeviceGetAttribute", err, err_len);
     p->blocks = sms * 4;
-    if (auto e = cudaMalloc(&p->data, p->bytes); e != cudaSuccess)
+    if (auto e = abh_plugin::cuda::device_alloc(p->data, p->bytes); e != cudaSuccess)
       return cuda_fail(e, "cudaMalloc(data)", err, err_len);
-    fill_kernel<<<1024, 256>>>(reinterpret_cast<unsigned*>(p->data), p->bytes / 4);
+    fill_kernel<<<1024, 256>>>(reinterpret_cast<unsigned*>(p->data.get()), p->bytes / 4);
     if (auto e = cudaDeviceSynchronize(); e != cudaSuccess)
       return cuda_fail(e, "fill", err, err_len);
   }
-  if (auto e = cudaMalloc(&p->out, sizeof(unsigned long long) * p->blocks); e != cudaSuccess)
+  const std::size_t out_bytes = sizeof(unsigned long long) * static_cast<std::size_t>(p->blocks);
+  if (auto e = abh_plugin::cuda::device_alloc(p->out, out_bytes); e != cudaSuccess)
     return cuda_fail(e, "cudaMalloc(out)", err, err_len);
-  if (auto e = cudaMemset(p->out, 0, sizeof(unsigned long long) * p->blocks); e != cudaSuccess)
+  if (auto e = cudaMemset(p->out.get(), 0, out_bytes); e != cudaSuccess)
     return cuda_fail(e, "cudaMemset(out)", err, err_len);
   *out = p.release();
   return ABH_OK;
@@ -155,18 +152,18 @@ int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
   auto s = static_cast<cudaStream_t>(stream);
   const auto ns = static_cast<unsigned long long>(p->duration_us * 1e3);
   if (p->mode == "spin" && p->alternate && (p->launches++ % 2))
-    spin_kernel_alt<<<p->blocks, 32, 0, s>>>(ns, p->out);
+    spin_kernel_alt<<<p->blocks, 32, 0, s>>>(ns, p->out.get());
   else if (p->mode == "spin")
-    spin_kernel<<<p->blocks, 32, 0, s>>>(ns, p->out);
+    spin_kernel<<<p->blocks, 32, 0, s>>>(ns, p->out.get());
   else
-    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->data, p->bytes / 16, p->out);
+    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->data.get(), p->bytes / 16, p->out.get());
   if (auto e = cudaGetLastError(); e != cudaSuccess) return cuda_fail(e, "kernel launch", err, len);
   return ABH_OK;
 }
 
 int verify(abh_problem* p, abh_verify_result* r, char* err, size_t len) {
   std::vector<unsigned long long> h(static_cast<size_t>(p->blocks));
-  if (auto e = cudaMemcpy(h.data(), p->out, h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
+  if (auto e = cudaMemcpy(h.data(), p->out.get(), h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
       e != cudaSuccess)
     return cuda_fail(e, "cudaMemcpy(out)", err, len);
   r->checked = h.size();
@@ -201,17 +198,8 @@ double flops(const abh_problem*) {
 double min_bytes(const abh_problem* p) {
   return p->mode == "read" ? double(p->bytes) : 0;
 }
-int tactic_count(abh_problem*) {
-  return 1;
-}
-const char* tactic_name(const abh_problem* p) {
+const char* tactic_of(const abh_problem* p) {
   return p->mode == "spin" ? "spin-v1" : "read-v1";
-}
-int tactic_key(abh_problem* p, int index, char* buf, size_t len) {
-  return abh_plugin::single_tactic_key(tactic_name(p), index, buf, len);
-}
-int select_tactic(abh_problem* p, const char* key, char* err, size_t len) {
-  return abh_plugin::single_tactic_select("spin", tactic_name(p), key, err, len);
 }
 int library_versions(char* buf, size_t len) {
   int rt = 0;
@@ -222,4 +210,4 @@ int library_versions(char* buf, size_t len) {
 
 }  // namespace
 
-ABH_PLUGIN_DEFINE("spin", ABH_DEVICE_CUDA)
+ABH_PLUGIN_DEFINE_ONE_TACTIC("spin", ABH_DEVICE_CUDA, tactic_of)
