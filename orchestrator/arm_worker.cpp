@@ -17,11 +17,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // The command line of the arm's worker: abharness-worker, or for a Python plugin the user's
-// interpreter on the Python launcher, which calls the same engine (docs/python.md).
+// interpreter on the Python front end, which calls the same engine (docs/python.md).
 std::vector<std::string> worker_argv(const RunDirFs& run, const Plan& plan, const fs::path& worker,
                                      const Task& t, bool warmup, bool ahead) {
   if (plan.variant(t.variant).is_python())
-    return worker_protocol::python_run_command(plan.python->executable, python_launcher(worker),
+    return worker_protocol::python_run_command(plan.python->executable, python_front_end(worker),
                                                run.root(), t.shape, t.arm, ahead);
   std::vector<std::string> argv =
       worker_protocol::run_args(run.root(), t.shape, t.arm, warmup, ahead);

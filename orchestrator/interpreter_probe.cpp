@@ -50,13 +50,13 @@ fs::path executable_of(const std::string& requested) {
 
 }  // namespace
 
-Interpreter describe_interpreter(const std::string& requested, const fs::path& launcher,
+Interpreter describe_interpreter(const std::string& requested, const fs::path& front_end,
                                  const fs::path& scratch) {
   const fs::path exe = executable_of(requested);
   json j;
   try {
-    j = command_json(worker_protocol::python_interpreter_command(exe.string(), launcher),
-                     "the launcher's description of the interpreter", "python-interpreter",
+    j = command_json(worker_protocol::python_interpreter_command(exe.string(), front_end),
+                     "the Python front end's description of the interpreter", "python-interpreter",
                      scratch);
   } catch (const Error& e) {
     throw UsageError("Python interpreter " + exe.string() + " cannot describe itself: " + e.what() +
@@ -67,9 +67,9 @@ Interpreter describe_interpreter(const std::string& requested, const fs::path& l
   return p;
 }
 
-std::string interpreter_changes(const Interpreter& planned, const fs::path& launcher,
+std::string interpreter_changes(const Interpreter& planned, const fs::path& front_end,
                                 const fs::path& scratch) {
-  const Interpreter now = describe_interpreter(planned.executable, launcher, scratch);
+  const Interpreter now = describe_interpreter(planned.executable, front_end, scratch);
   return identity_json(now) == identity_json(planned) ? "" : describe_changes(planned, now);
 }
 

@@ -1,6 +1,7 @@
 // The interpreter of a run's Python plugins (model/interpreter.hpp): which one (--python, else the
-// manifests' "interpreter", else python3 on PATH), and what it is, as the Python launcher describes
-// it when run by that interpreter. Planning records it; resume checks that it is still the same.
+// manifests' "interpreter", else python3 on PATH), and what it is, as the Python front end
+// describes it when run by that interpreter. Planning records it; resume checks that it is still
+// the same.
 #pragma once
 
 #include <filesystem>
@@ -17,16 +18,16 @@ namespace abh {
 // disagree and no flag settles it.
 std::string requested_interpreter(const std::string& flag, const std::vector<Variant>& variants);
 
-// Runs `requested` (a path, or a name looked up on PATH) on the launcher and returns its identity,
-// with the distributions it sees. UsageError naming the interpreter when it cannot be run or is not
-// a usable CPython.
+// Runs `requested` (a path, or a name looked up on PATH) on the Python front end (`front_end`, its
+// script) and returns its identity, with the distributions it sees. UsageError naming the
+// interpreter when it cannot be run or is not a usable CPython.
 Interpreter describe_interpreter(const std::string& requested,
-                                 const std::filesystem::path& launcher,
+                                 const std::filesystem::path& front_end,
                                  const std::filesystem::path& scratch);
 
 // What changed in the plan's interpreter since (its binary, version or distributions), described
 // again now; empty when nothing did.
-std::string interpreter_changes(const Interpreter& planned, const std::filesystem::path& launcher,
+std::string interpreter_changes(const Interpreter& planned, const std::filesystem::path& front_end,
                                 const std::filesystem::path& scratch);
 
 }  // namespace abh

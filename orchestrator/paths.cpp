@@ -17,8 +17,8 @@ fs::path worker_binary() {
   return w;
 }
 
-fs::path python_launcher(const fs::path& worker) {
-  return worker.parent_path() / worker_protocol::kPythonLauncher;
+fs::path python_front_end(const fs::path& worker) {
+  return worker.parent_path() / worker_protocol::kPythonFrontEnd;
 }
 
 fs::path plugin_include_dir() {

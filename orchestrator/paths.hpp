@@ -1,5 +1,5 @@
-// Where the orchestrator finds its companions: the worker binary and the Python launcher beside it,
-// and the plugin ABI headers (the build tree's, or the install's around the binary:
+// Where the orchestrator finds its companions: the worker binary and the Python front end beside
+// it, and the plugin ABI headers (the build tree's, or the install's around the binary:
 // system/data_dir.hpp).
 #pragma once
 
@@ -9,7 +9,7 @@ namespace abh {
 
 std::filesystem::path worker_binary();
 std::filesystem::path plugin_include_dir();
-// The Python launcher installed beside `worker` (model/worker_protocol.hpp).
-std::filesystem::path python_launcher(const std::filesystem::path& worker);
+// The Python front end's script installed beside `worker` (model/worker_protocol.hpp).
+std::filesystem::path python_front_end(const std::filesystem::path& worker);
 
 }  // namespace abh

@@ -312,7 +312,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   if (std::any_of(plan.variants.begin(), plan.variants.end(),
                   [](const Variant& v) { return v.is_python(); })) {
     plan.python = describe_interpreter(requested_interpreter(req.python, plan.variants),
-                                       python_launcher(worker), run_dir / "logs" / "probe");
+                                       python_front_end(worker), run_dir / "logs" / "probe");
     std::cerr << "python: " << plan.python->executable << " " << plan.python->version << " ("
               << plan.python->distributions.size() << " distributions, digest "
               << plan.python->distributions_sha256.substr(0, 12) << ")\n";
@@ -376,7 +376,7 @@ void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& 
   check_sources(run_dir, plan);
   if (plan.python) {
     const std::string changes =
-        interpreter_changes(*plan.python, python_launcher(worker), run_dir / "logs" / "probe");
+        interpreter_changes(*plan.python, python_front_end(worker), run_dir / "logs" / "probe");
     if (!changes.empty())
       refuse_resume(run_dir, "the Python interpreter changed since the plan (" + changes + ")");
   }

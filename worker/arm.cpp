@@ -79,7 +79,7 @@ PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
 // Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:
 // provenance validation compares the two), under which plan (its nonce and the digest of the
 // bytes read, so that the result cannot pass for one of another run), and for a Python plugin
-// under which interpreter (as the launcher describes it).
+// under which interpreter (as the Python front end describes it).
 void record_identity(const PlannedArm& a, const ArmRequest& req, ArmResult& r) {
   r.invocation =
       Invocation{a.plan.run_id,  a.plan.run_nonce, a.shape.id,           a.shape.params, a.task.arm,
@@ -90,8 +90,8 @@ void record_identity(const PlannedArm& a, const ArmRequest& req, ArmResult& r) {
   r.plugin_sha256 = plugin_digest(req.run_dir, a.variant);
   if (req.front_end)
     r.python = interpreter_from_json(
-        parse_json(req.front_end->identity_json, "the launcher's interpreter identity"),
-        "the launcher's interpreter identity");
+        parse_json(req.front_end->identity_json, "the Python front end's interpreter identity"),
+        "the Python front end's interpreter identity");
 }
 
 // The plugin the arm measures: the plan's shared object, or the table of the front end that runs
@@ -100,8 +100,8 @@ std::unique_ptr<Plugin> load_plugin(const PlannedArm& a, const ArmRequest& req) 
   const abh_worker_front_end* fe = req.front_end;
   if (a.variant.is_python() && !fe)
     throw UsageError("the " + a.variant.name +
-                     " plugin is a Python plugin: its arms run under the Python launcher (" +
-                     worker_protocol::kPythonLauncher + "), not abharness-worker");
+                     " plugin is a Python plugin: its arms run under the Python front end (" +
+                     worker_protocol::kPythonFrontEnd + "), not abharness-worker");
   if (!a.variant.is_python() && fe)
     throw UsageError("the " + a.variant.name + " plugin is not a Python plugin (" +
                      a.variant.plugin + "): its arms run under abharness-worker");

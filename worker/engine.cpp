@@ -2,7 +2,7 @@
 // shape in a process of its own (arm.hpp), and describes the machine and built plugins for the
 // orchestrator. Its subcommands, flags, environment, error line and exit codes are the protocol in
 // model/worker_protocol.hpp. Front ends call abh_worker_main: the abharness-worker executable
-// (main.cpp) and the Python launcher (python/abharness_worker.py).
+// (main.cpp) and the Python front end (python/abharness_front_end.py).
 #include <abharness/worker.h>
 #include <dlfcn.h>
 #include <sys/prctl.h>
@@ -101,21 +101,22 @@ std::chrono::steady_clock::time_point process_start() {
                    std::chrono::duration<double>(std::max(0.0, age)));
 }
 
-// The worker's files as this process runs them: its own executable or the front end's launcher,
-// and the engine library this code was loaded from; the rest as installed beside the executable.
+// The worker's files as this process runs them: its own executable or the front end's script and
+// package, and the engine library this code was loaded from; the rest as installed beside the
+// executable.
 wp::WorkerFiles running_files(const abh_worker_front_end* fe) {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&abh_worker_main), &info) == 0 || !info.dli_fname)
     throw Error("cannot find the worker engine's own file (dladdr)");
   const fs::path engine = fs::canonical(info.dli_fname);
-  // The directory of the executable and of python/: the launcher is python/abharness_worker.py.
-  const fs::path bin = fe ? fs::canonical(fe->launcher_path).parent_path().parent_path()
+  // The directory of the executable and of python/, which holds the front end's script.
+  const fs::path bin = fe ? fs::canonical(fe->script_path).parent_path().parent_path()
                           : fs::canonical("/proc/self/exe").parent_path();
   wp::WorkerFiles files = wp::worker_files(bin);
   files.engine = engine;
   if (fe) {
-    files.launcher = fs::canonical(fe->launcher_path);
-    files.helper = files.launcher.parent_path() / "abharness" / "__init__.py";
+    files.front_end = fs::canonical(fe->script_path);
+    files.python_package = bin / wp::kPythonPackage;
   } else {
     files.executable = fs::canonical("/proc/self/exe");
   }
@@ -129,8 +130,8 @@ void check_front_end(const abh_worker_front_end* fe) {
   if (fe->version != ABH_WORKER_FRONT_END_VERSION)
     throw UsageError("the worker front end speaks version " + std::to_string(fe->version) +
                      " but this engine speaks " + std::to_string(ABH_WORKER_FRONT_END_VERSION) +
-                     ": the launcher and libabharness_worker.so come from different builds");
-  if (!fe->kind || !fe->plugin || !fe->launcher_path || !fe->identity_json)
+                     ": the front end and libabharness_worker.so come from different builds");
+  if (!fe->kind || !fe->plugin || !fe->script_path || !fe->identity_json)
     throw UsageError("the worker front end left a required field empty");
 }
 

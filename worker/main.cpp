@@ -1,6 +1,6 @@
 // abharness-worker: the front end of the worker engine for C++ plugins
 // (include/abharness/worker.h). Everything an arm does is in libabharness_worker.so, which the
-// Python launcher calls too.
+// Python front end calls too.
 #include <abharness/worker.h>
 
 int main(int argc, char** argv) {

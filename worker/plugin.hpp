@@ -1,5 +1,5 @@
 // A loaded kernel plugin (the C ABI of include/abharness/plugin.h): a shared object the worker
-// dlopens, or a table a front end built (the Python launcher, include/abharness/worker.h). Owns
+// dlopens, or a table a front end built (the Python front end, include/abharness/worker.h). Owns
 // the dlopen handle and the problems it creates; turns the C status codes into exceptions that
 // carry the plugin's own message.
 #pragma once

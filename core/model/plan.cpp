@@ -99,16 +99,11 @@ void check_task_cpus(const Plan& p, size_t i, const std::string& where) {
     throw Error(at + "empty; the plan must say where the arm runs");
 }
 
-constexpr const char* kPlanFile = "plan.json";
 constexpr const char* kDigestField = "payload_sha256";
-constexpr const char* kSchemaFix =
-    "the run directory was written by another version of abharness (results of plan schema 1 "
-    "carry no run nonce and no plan digest, so this version cannot tell them from results of "
-    "another run); verify or resume it with the abharness that wrote it, or start a new run";
 
 void schema_version_or_usage(const json& j, const std::string& where) {
   try {
-    schema_version(j, where, kPlanSchemaVersion, "plan", kSchemaFix);
+    schema_version(j, where, kPlanSchemaVersion, "plan", kPlanSchemaFix);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -166,7 +161,7 @@ json to_json(const Plan& p) {
 
 Plan plan_from_json(const json& j, const std::string& where) {
   Plan p;
-  p.schema_version = schema_version(j, where, kPlanSchemaVersion, "plan", kSchemaFix);
+  p.schema_version = schema_version(j, where, kPlanSchemaVersion, "plan", kPlanSchemaFix);
   p.harness_version = field<std::string>(j, "harness_version", where);
   p.run_id = field<std::string>(j, "run_id", where);
   p.run_nonce = field<std::string>(j, "run_nonce", where);

@@ -73,6 +73,16 @@ struct Plan {
   const Task* find_task(const std::string& shape, const std::string& arm) const;
 };
 
+// The plan's file in a run directory.
+inline constexpr const char* kPlanFile = "plan.json";
+// What the reader of a plan of another schema version is told to do, after "found N, this
+// abharness reads plan schema M" (the Python front end, which reads the plan before the engine
+// does, says the same).
+inline constexpr const char* kPlanSchemaFix =
+    "the run directory was written by another version of abharness (results of plan schema 1 "
+    "carry no run nonce and no plan digest, so this version cannot tell them from results of "
+    "another run); verify or resume it with the abharness that wrote it, or start a new run";
+
 // The plan's content (without its own digest).
 json to_json(const Plan& p);
 Plan plan_from_json(const json& j, const std::string& where);

@@ -17,15 +17,17 @@ namespace abh::worker_protocol {
 
 // The worker is two front ends over one measurement engine (docs/python.md): the abharness-worker
 // executable measures C++ plugins; for a Python plugin the orchestrator starts the user's
-// interpreter on the Python launcher, which builds the plugin table from the user's module and
-// calls the same engine. Both take the same subcommands and flags.
+// interpreter on the Python front end, which builds the plugin table from the user's module and
+// calls the same engine. Both take the same subcommands and flags; the Python front end reads
+// them, with the exit codes and the plugin ABI, from a module generated from this header at build
+// time (worker/python_protocol.cpp).
 //
 // Subcommands.
 inline constexpr const char* kRun = "run";              // measure one arm of a planned run
 inline constexpr const char* kProbe = "probe";          // print the environment as JSON
 inline constexpr const char* kDescribe = "describe";    // print what a built plugin is, as JSON
 inline constexpr const char* kTelemetry = "telemetry";  // print one GPU's telemetry now, as JSON
-// Python launcher only: print the interpreter's identity (model/interpreter.hpp) as JSON.
+// Python front end only: print the interpreter's identity (model/interpreter.hpp) as JSON.
 inline constexpr const char* kInterpreter = "interpreter";
 
 // Flags.
@@ -59,23 +61,26 @@ inline constexpr const char* kDeviceOpenLock = ".device-open.lock";
 // Non-empty and not "0": the worker prints when its first timed iteration is enqueued.
 inline constexpr const char* kStartupTraceEnv = "ABH_STARTUP_TRACE";
 
-// The worker's files, by path relative to the directory that holds abharness and the worker.
+// The worker's files, by path relative to the directory that holds abharness and the worker: the
+// executable, the engine, and the Python front end's script with the package beside it (the
+// helper module users import, and the front end's own modules in abharness/_front_end/).
 inline constexpr const char* kWorkerExecutable = "abharness-worker";
 inline constexpr const char* kWorkerEngine = "libabharness_worker.so";
-inline constexpr const char* kPythonLauncher = "python/abharness_worker.py";
-inline constexpr const char* kPythonHelper = "python/abharness/__init__.py";
+inline constexpr const char* kPythonFrontEnd = "python/abharness_front_end.py";
+inline constexpr const char* kPythonPackage = "python/abharness";
 
 // Where the worker's files are. An arm hashes the files it actually runs (its own executable, or
-// the launcher its interpreter was started on) and the installed rest.
+// the front end its interpreter was started on) and the installed rest.
 struct WorkerFiles {
-  std::filesystem::path executable, engine, launcher, helper;
+  std::filesystem::path executable, engine, front_end, python_package;
 };
 WorkerFiles worker_files(const std::filesystem::path& dir);
 // The worker's identity (worker_sha256 of plans and results): a SHA-256 over each file's role
-// and content digest. C++ and Python arms of a run record the same value.
+// and content digest, the package's files (every *.py below it) by their path in it. C++ and
+// Python arms of a run record the same value.
 std::string worker_digest(const WorkerFiles& files);
 
-// How the Python launcher is started: isolated (-I: no PYTHONPATH, no user site-packages, no
+// How the Python front end is started: isolated (-I: no PYTHONPATH, no user site-packages, no
 // script directory on sys.path, so the interpreter's identity is the whole of what it imports
 // besides the variant) and without writing bytecode (-B: nothing is written into the variant).
 inline constexpr const char* kPythonFlags[] = {"-I", "-B"};
@@ -107,11 +112,11 @@ std::vector<std::string> describe_args(const std::filesystem::path& plugin);
 std::vector<std::string> telemetry_args(const std::string& gpu);
 // The whole command line of a Python arm, and of the interpreter's description.
 std::vector<std::string> python_run_command(const std::string& python,
-                                            const std::filesystem::path& launcher,
+                                            const std::filesystem::path& front_end,
                                             const std::filesystem::path& run_dir,
                                             const std::string& shape, const std::string& arm,
                                             bool ahead = false);
 std::vector<std::string> python_interpreter_command(const std::string& python,
-                                                    const std::filesystem::path& launcher);
+                                                    const std::filesystem::path& front_end);
 
 }  // namespace abh::worker_protocol

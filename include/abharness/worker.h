@@ -4,11 +4,11 @@
  * problem, tune the tactic, warm up, sample under the stopping rule with cold L2 and clock stamps,
  * verify, write the result. The abharness-worker executable is one front end: it calls
  * abh_worker_main with no front end, and the engine dlopens the variant's C++ plugin. The Python
- * launcher (python/abharness_worker.py) is another: started by the user's interpreter, it builds a
- * plugin table (plugin.h) from the user's module with ctypes callbacks and passes it here, so a
- * Python kernel is measured by literally the same code as a C++ one (docs/python.md).
+ * front end (python/abharness_front_end.py) is another: started by the user's interpreter, it
+ * builds a plugin table (plugin.h) from the user's module with ctypes callbacks and passes it here,
+ * so a Python kernel is measured by literally the same code as a C++ one (docs/python.md).
  *
- * Bump ABH_WORKER_FRONT_END_VERSION on any change to abh_worker_front_end.
+ * Bump ABH_WORKER_FRONT_END_VERSION on any change to the layout or meaning of abh_worker_front_end.
  */
 #ifndef ABHARNESS_WORKER_H
 #define ABHARNESS_WORKER_H
@@ -25,9 +25,9 @@ typedef struct abh_worker_front_end {
   uint32_t version;            /* must equal ABH_WORKER_FRONT_END_VERSION */
   const char* kind;            /* the plugin kind it runs, e.g. "python" */
   const abh_plugin_v1* plugin; /* the plugin table, used instead of dlopen-ing the plan's plugin */
-  /* The file the process was started on (e.g. the Python launcher): part of the worker's digest,
-   * in place of the installed copy. */
-  const char* launcher_path;
+  /* The script the process was started on (the Python front end's): part of the worker's digest,
+   * in place of the installed copy, with the package beside it. */
+  const char* script_path;
   /* The runtime's identity as JSON (model/interpreter.hpp for Python), recorded in the result. */
   const char* identity_json;
   /* Called once the device session is open, before the problem is created, with the stream every

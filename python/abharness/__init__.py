@@ -2,8 +2,9 @@
 
 Optional: a plain class with run() and verify() is a complete problem. This module names the
 protocol for type checkers, gives verify() a typed way to report, and says which stream the
-worker measures on. The launcher puts it on the import path of every Python arm (it is part of the
-worker, hashed into its identity), so `import abharness` works in a plugin without installing it.
+worker measures on. The Python front end puts it on the import path of every Python arm (it is
+part of the worker, hashed into its identity), so `import abharness` works in a plugin without
+installing it. (Its _front_end subpackage is that front end, not for plugins.)
 
     import abharness
 
@@ -54,7 +55,7 @@ class Unsupported(Exception):
 
 @runtime_checkable
 class Problem(Protocol):
-    """What make_problem(params) returns. Only run() and verify() are required; the launcher
+    """What make_problem(params) returns. Only run() and verify() are required; the front end
     also reads, when present: `flops` and `bytes` (numbers, or methods returning them: useful
     floating-point operations and compulsory memory traffic per iteration), `tolerance` (when
     verify() returns a bare number), and tactics() with select(key)."""
@@ -98,6 +99,6 @@ def current_stream() -> int:
     return _stream
 
 
-def _set_stream(stream: int) -> None:  # the launcher's, when the worker's device session opens
+def _set_stream(stream: int) -> None:  # the front end's, when the worker's device session opens
     global _stream
     _stream = stream

@@ -10,7 +10,7 @@ cmp -s "$TMP/env.json" "$TMP/env_uuid.json" || fail "probe by index and by UUID 
 rc=0; "$WORKER" probe --gpu GPU-00000000-0000-0000-0000-000000000000 >/dev/null 2>"$TMP/bad.txt" || rc=$?
 [[ $rc != 0 ]] || fail "an unknown UUID was accepted"
 grep -q "no CUDA device has UUID" "$TMP/bad.txt" || fail "unclear message: $(cat "$TMP/bad.txt")"
-# Start-up to first sample: the launcher records CLOCK_MONOTONIC just before exec'ing the worker;
+# Start-up to first sample: the test records CLOCK_MONOTONIC just before exec'ing the worker;
 # the worker (ABH_STARTUP_TRACE=1) prints the same clock when it enqueues its first timed iteration.
 # The worker sees only its GPU, as the orchestrator starts it (orchestrator/sweep.cpp): on a 2-GPU
 # machine the driver's start-up otherwise costs ~0.2 s more.

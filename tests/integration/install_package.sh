@@ -9,7 +9,10 @@ build=$(dirname "$ABH_BIN")
 cmake --install "$build" --prefix "$T/prefix" >install.log 2>&1 || { cat install.log >&2; fail "cmake --install"; }
 P=$T/prefix
 for f in bin/abharness bin/abharness-worker include/abharness/plugin.h \
-         include/abharness/plugin_support.hpp lib/abharness/libabh_cpu_gemm.so \
+         include/abharness/plugin_support.hpp include/abharness/plugin_cuda.hpp \
+         bin/python/abharness_front_end.py bin/python/abharness/__init__.py \
+         bin/python/abharness/_front_end/main.py bin/python/abharness/_front_end/protocol.py \
+         lib/abharness/libabh_cpu_gemm.so \
          share/abharness/data/gpus.json share/abharness/schemas/grid.schema.json \
          share/abharness/schemas/manifest.schema.json share/doc/abharness/README.md \
          share/bash-completion/completions/abharness lib/cmake/abharness/abharnessConfig.cmake \

@@ -105,6 +105,24 @@ grep -qF "results/m32_n32_k32/A2.json: python-interpreter (field 'python')" "$T/
   fail "python record removed: $(cat "$T/last.err")"
 pass "a result's interpreter record that differs from the plan is refused"
 
+# --- a plan of another schema version: the Python front end refuses it in the engine's words -----
+rm -rf "$T/c" && cp -a $R "$T/c"
+edit_json "$T/c/plan.json" "j['schema_version'] = 1" redigest
+expect_rc 2 "$PY" -I -B "$ABH_BIN/python/abharness_front_end.py" run --run-dir "$T/c" \
+  --shape m32_n32_k32 --arm A1
+front_end=$(grep "^abharness-worker: error: " "$T/last.err" | tail -1)
+# Refused before anything else: no interpreter identified, no module imported, no engine loaded.
+[ ! -s "$T/last.out" ] || fail "the front end went on with another plan schema: $(cat "$T/last.out")"
+expect_rc 2 "$WORKER" run --run-dir "$T/c" --shape m32_n32_k32 --arm A1
+engine=$(grep "^abharness-worker: error: " "$T/last.err" | tail -1)
+[ -n "$front_end" ] && [ "$front_end" = "$engine" ] ||
+  fail "the front end and the engine refuse another plan schema differently: '$front_end' vs '$engine'"
+grep -qF "field 'schema_version': found 1, this abharness reads plan schema 2" <<<"$front_end" ||
+  fail "the front end's refusal names no schema: $front_end"
+cmp -s "$T/c/results/m32_n32_k32/A1.json" $R/results/m32_n32_k32/A1.json ||
+  fail "a refused arm replaced its result"
+pass "a plan of another schema version is refused by the Python front end as by the engine"
+
 # --- resume after a SIGKILL of the orchestrator ---------------------------------------------------
 cat >grid3.json <<'JSON'
 { "schema_version": 1, "shapes": [
@@ -125,7 +143,7 @@ sleep 0.2
 kill -KILL $orch 2>/dev/null || fail "the sweep ended before it could be killed"
 wait $orch 2>/dev/null || true
 sleep 0.3
-left=$(pgrep -f "abharness_worker.py run --run-dir $T/$K " || true)
+left=$(pgrep -f "abharness_front_end.py run --run-dir $T/$K " || true)
 [ -z "$left" ] || fail "Python worker(s) $left outlived the killed orchestrator"
 before=$(python3 -c "
 import glob, json

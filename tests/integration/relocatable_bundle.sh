@@ -28,18 +28,42 @@ python3 - runs/moved/plan.json "$B" <<'PY' || fail "the moved bundle ran a worke
 import json, sys
 plan, bundle = json.load(open(sys.argv[1])), sys.argv[2]
 # The plan records the digest of the worker's files (core/model/worker_protocol.cpp): it must be
-# that of the bundle's executable, engine, launcher and helper.
-import hashlib
+# that of the bundle's executable, engine and Python front end (its script, and every module of
+# the package beside it, the generated protocol module among them).
+import hashlib, os
 def field(h, s):
     b = s.encode()
     h.update(str(len(b)).encode() + b":" + b)
+def digest(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
 h = hashlib.sha256()
-field(h, "abharness-worker-files-v1")
+field(h, "abharness-worker-files-v2")
 for role, path in [("executable", "bin/abharness-worker"), ("engine", "lib/libabharness_worker.so"),
-                   ("launcher", "bin/python/abharness_worker.py"),
-                   ("helper", "bin/python/abharness/__init__.py")]:
+                   ("front end", "bin/python/abharness_front_end.py")]:
     field(h, role)
-    field(h, hashlib.sha256(open(bundle + "/" + path, "rb").read()).hexdigest())
+    field(h, digest(bundle + "/" + path))
+package = bundle + "/bin/python/abharness"
+modules = sorted(os.path.relpath(os.path.join(d, f), package)
+                 for d, _, files in os.walk(package) for f in files if f.endswith(".py"))
+assert "_front_end/protocol.py" in modules, modules
+for rel in modules:
+    for part in ("python package", rel, digest(package + "/" + rel)):
+        field(h, part)
 sys.exit(0 if plan["worker_sha256"] == h.hexdigest() else 1)
 PY
 pass "a moved bundle finds its GPU table, headers and worker without environment variables"
+
+# A Python plugin from the moved bundle: its Python front end (the script, the package beside it
+# and the protocol module generated at build time) finds the engine in the bundle's lib/.
+SYS_PY=""
+for p in /usr/bin/python3 python3; do
+  if "$p" -c "import numpy" 2>/dev/null; then SYS_PY=$(command -v "$p"); break; fi
+done
+[ -n "$SYS_PY" ] || fail "no python3 with NumPy: install python3-numpy (scripts/install-deps.sh does)"
+bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" numpy pyrepo >/dev/null
+"$B/bin/abharness" run --repo pyrepo --baseline HEAD~1 --candidate HEAD --target numpy \
+  --python "$SYS_PY" --grid grid.json --runs-root runs --run-id py "${FAST[@]}" --quiet \
+  >py.out 2>py.err || { cat py.out py.err >&2; fail "a Python plugin from the moved bundle"; }
+"$B/bin/abharness" verify runs/py >/dev/null 2>&1 || fail "verify of the bundle's Python run"
+grep -q "engine loaded" runs/py/logs/*/A1.out || fail "no Python front end in the arm's log"
+pass "a Python plugin runs from the moved bundle, its front end finding the bundle's engine"

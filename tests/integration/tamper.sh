@@ -88,7 +88,7 @@ grep -q "candidate plugin variants/candidate/libcpugemm.so changed" "$T/last.err
 
 # worker-sha256: an arm measured by another worker binary.
 fresh
-# The worker is its executable, engine library and Python launcher (core/model/worker_protocol.hpp):
+# The worker is its executable, engine library and Python front end (core/model/worker_protocol.hpp):
 # a copy of all of them, with one byte more in the executable.
 mkdir "$T/bin2" && cp -r "$WORKER" "$(dirname "$WORKER")/libabharness_worker.so" \
   "$(dirname "$WORKER")/python" "$T/bin2/" && printf '\0' >>"$T/bin2/abharness-worker"

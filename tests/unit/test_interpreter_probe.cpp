@@ -1,5 +1,5 @@
-// Which interpreter a run's Python plugins use, and what the Python launcher says it is, with the
-// real launcher of this build and the system's python3: the choice between --python and the
+// Which interpreter a run's Python plugins use, and what the Python front end says it is, with the
+// real front end of this build and the system's python3: the choice between --python and the
 // manifests, the description a plan records, the refusals, and the changes resume looks for.
 #ifdef ABH_HAVE_ORCHESTRATOR
 
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kLauncher = fs::path(ABH_BIN_DIR) / worker_protocol::kPythonLauncher;
+const fs::path kFrontEnd = fs::path(ABH_BIN_DIR) / worker_protocol::kPythonFrontEnd;
 
 Variant python_variant(const std::string& interpreter) {
   Variant v;
@@ -46,12 +46,12 @@ TEST_CASE("interpreter probe: --python, else the manifests' interpreter, else py
   CHECK(requested_interpreter("", {cpp, python_variant("python3.11")}) == "python3.11");
 }
 
-TEST_CASE("interpreter probe: the launcher describes the interpreter a plan records") {
+TEST_CASE("interpreter probe: the front end describes the interpreter a plan records") {
   test::TempDir tmp("abh-interp");
   // Debian's, as CI has it (scripts/install-deps.sh); a wrapper such as pyenv's shim would record
   // the interpreter it starts, not itself.
   const fs::path python = "/usr/bin/python3";
-  const Interpreter p = describe_interpreter(python.string(), kLauncher, tmp.path());
+  const Interpreter p = describe_interpreter(python.string(), kFrontEnd, tmp.path());
   CHECK(p.requested == python.string());
   CHECK(p.executable == python.string());  // the path that is run, links kept
   CHECK(p.real_path == fs::canonical(python).string());
@@ -63,29 +63,29 @@ TEST_CASE("interpreter probe: the launcher describes the interpreter a plan reco
   CHECK(p.distributions_sha256 == sha256_hex(joined));
   CHECK(p.site_sha256.size() == 64);
   // Described again, nothing changed.
-  CHECK(interpreter_changes(p, kLauncher, tmp.path()).empty());
+  CHECK(interpreter_changes(p, kFrontEnd, tmp.path()).empty());
   Interpreter older = p;
   older.version = "3.8.0";
-  CHECK(interpreter_changes(older, kLauncher, tmp.path()) == "version 3.8.0 -> " + p.version);
+  CHECK(interpreter_changes(older, kFrontEnd, tmp.path()) == "version 3.8.0 -> " + p.version);
 }
 
 TEST_CASE("interpreter probe: an interpreter that cannot be run is a usage error naming it") {
   test::TempDir tmp("abh-interp");
   CHECK(contains(usage_error_of([&] {
-                   describe_interpreter("no-such-python-anywhere", kLauncher, tmp.path());
+                   describe_interpreter("no-such-python-anywhere", kFrontEnd, tmp.path());
                  }),
                  "Python interpreter 'no-such-python-anywhere'"));
   test::write(tmp.path() / "notexec", "#!/bin/sh\n");
   CHECK(contains(usage_error_of([&] {
-                   describe_interpreter((tmp.path() / "notexec").string(), kLauncher, tmp.path());
+                   describe_interpreter((tmp.path() / "notexec").string(), kFrontEnd, tmp.path());
                  }),
                  "is not an executable file"));
-  // Runs, but is no Python: the launcher's description fails, and the message says what is needed.
+  // Runs, but is no Python: the front end's description fails, and the message says what is needed.
   const fs::path fake = tmp.path() / "fakepython";
   test::write(fake, "#!/bin/sh\necho 'not python' >&2\nexit 1\n");
   ::chmod(fake.c_str(), 0755);
   const std::string msg =
-      usage_error_of([&] { describe_interpreter(fake.string(), kLauncher, tmp.path()); });
+      usage_error_of([&] { describe_interpreter(fake.string(), kFrontEnd, tmp.path()); });
   CHECK(contains(msg, "cannot describe itself"));
   CHECK(contains(msg, "not python"));
   CHECK(contains(msg, "CPython >= 3.9"));

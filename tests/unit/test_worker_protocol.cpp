@@ -17,6 +17,7 @@
 
 using namespace abh;
 namespace wp = abh::worker_protocol;
+namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
 TEST_CASE("worker protocol: one argument vector per subcommand") {
@@ -32,10 +33,10 @@ TEST_CASE("worker protocol: one argument vector per subcommand") {
 }
 
 TEST_CASE(
-    "worker protocol: a Python arm is the interpreter on the launcher, isolated, no bytecode") {
-  CHECK(wp::python_run_command("/venv/bin/python3", "/abh/bin/python/abharness_worker.py",
+    "worker protocol: a Python arm is the interpreter on the front end, isolated, no bytecode") {
+  CHECK(wp::python_run_command("/venv/bin/python3", "/abh/bin/python/abharness_front_end.py",
                                "/runs/r1", "m128", "B") ==
-        Args{"/venv/bin/python3", "-I", "-B", "/abh/bin/python/abharness_worker.py", "run",
+        Args{"/venv/bin/python3", "-I", "-B", "/abh/bin/python/abharness_front_end.py", "run",
              "--run-dir", "/runs/r1", "--shape", "m128", "--arm", "B"});
   CHECK(wp::python_run_command("python3", "/abh/l.py", "/r", "s", "A1", true).back() == "--ahead");
   CHECK(wp::python_interpreter_command("python3", "/abh/l.py") ==
@@ -47,24 +48,39 @@ TEST_CASE("worker protocol: the worker's digest covers each of its files, by rol
   const wp::WorkerFiles f = wp::worker_files(tmp.path());
   CHECK(f.executable == tmp.path() / "abharness-worker");
   CHECK(f.engine == tmp.path() / "libabharness_worker.so");
-  CHECK(f.launcher == tmp.path() / "python/abharness_worker.py");
-  CHECK(f.helper == tmp.path() / "python/abharness/__init__.py");
+  CHECK(f.front_end == tmp.path() / "python/abharness_front_end.py");
+  CHECK(f.python_package == tmp.path() / "python/abharness");
   const std::string missing = test::error_of([&] { wp::worker_digest(f); });
   CHECK(
       test::contains(missing, "the worker's executable " + f.executable.string() + " is missing"));
-  for (const auto* p : {&f.executable, &f.engine, &f.launcher, &f.helper})
+  const fs::path init = f.python_package / "__init__.py";
+  const fs::path module = f.python_package / "_front_end" / "plan.py";
+  for (const auto* p : {&f.executable, &f.engine, &f.front_end})
     test::write(*p, "contents of " + p->filename().string());
+  CHECK(test::contains(
+      test::error_of([&] { wp::worker_digest(f); }),
+      "the worker's Python package " + f.python_package.string() + " is missing its __init__.py"));
+  for (const auto* p : {&init, &module}) test::write(*p, "contents of " + p->filename().string());
   const std::string d = wp::worker_digest(f);
   CHECK(d.size() == 64);
-  for (const auto* p : {&f.executable, &f.engine, &f.launcher, &f.helper}) {
+  for (const auto* p : {&f.executable, &f.engine, &f.front_end, &init, &module}) {
     test::write(*p, "changed");
     CHECK(wp::worker_digest(f) != d);
     test::write(*p, "contents of " + p->filename().string());
   }
   CHECK(wp::worker_digest(f) == d);
+  // A module more in the package, or one moved within it, is another worker; bytecode is not.
+  test::write(f.python_package / "_front_end" / "extra.py", "");
+  CHECK(wp::worker_digest(f) != d);
+  fs::remove(f.python_package / "_front_end" / "extra.py");
+  fs::rename(module, f.python_package / "plan.py");
+  CHECK(wp::worker_digest(f) != d);
+  fs::rename(f.python_package / "plan.py", module);
+  test::write(f.python_package / "__pycache__" / "plan.cpython-311.pyc", "bytecode");
+  CHECK(wp::worker_digest(f) == d);
   // The same files in other roles are another worker.
   wp::WorkerFiles swapped = f;
-  std::swap(swapped.launcher, swapped.helper);
+  std::swap(swapped.executable, swapped.front_end);
   CHECK(wp::worker_digest(swapped) != d);
 }
 
@@ -128,7 +144,7 @@ TEST_CASE("worker protocol: a failure ends in one error line and the exit code o
 }
 
 TEST_CASE("worker protocol: the engine exports the front-end entry and none of its own symbols") {
-  // abharness-worker and the Python launcher are front ends over libabharness_worker.so; in an
+  // abharness-worker and the Python front end are front ends over libabharness_worker.so; in an
   // interpreter's process, none of the engine's symbols may stand in for another library's.
   const std::string engine = std::string(ABH_BIN_DIR) + "/" + wp::kWorkerEngine;
   void* h = ::dlopen(engine.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -137,8 +153,11 @@ TEST_CASE("worker protocol: the engine exports the front-end entry and none of i
   CHECK(::dlsym(h, "_ZN3abh10sha256_hexB5cxx11ESt17basic_string_viewIcSt11char_traitsIcEE") ==
         nullptr);  // abh::sha256_hex, from the static core library linked into the engine
   ::dlclose(h);
-  for (const char* f : {wp::kWorkerExecutable, wp::kPythonLauncher, wp::kPythonHelper})
+  for (const char* f : {wp::kWorkerExecutable, wp::kPythonFrontEnd, wp::kPythonPackage})
     CHECK(std::filesystem::exists(std::string(ABH_BIN_DIR) + "/" + f));
+  // The front end's protocol module is generated at build time, beside its other modules.
+  CHECK(std::filesystem::is_regular_file(std::string(ABH_BIN_DIR) + "/" + wp::kPythonPackage +
+                                         "/_front_end/protocol.py"));
 }
 
 TEST_CASE("worker protocol: a worker whose parent is not the one named exits at once") {

@@ -1,0 +1,125 @@
+"""The user's module and the problem object its entry makes, checked against the protocol
+(docs/python.md) once, when each is made."""
+
+import os
+import sys
+
+from .errors import FrontEndError, ProtocolError, error_reason, print_traceback
+
+# The one tactic of a problem without tactics().
+DEFAULT_TACTIC = "default"
+
+
+def _inside(path, directory):
+    return path is not None and os.path.realpath(path).startswith(directory + os.sep)
+
+
+def import_entry(arm, helper_dir):
+    """The plugin's entry function, imported from the variant's sources and nowhere else."""
+    import importlib
+
+    spec = arm.python
+    sys.path[:0] = [arm.src, helper_dir]
+    try:
+        module = importlib.import_module(spec["module"])
+    except BaseException as e:
+        print_traceback()
+        raise FrontEndError("cannot import module %s from the %s sources %s: %s"
+                            % (spec["module"], arm.variant, arm.src, error_reason(e)))
+    top = sys.modules[spec["module"].split(".")[0]]
+    for m in (module, top):
+        where = getattr(m, "__file__", None)
+        if not _inside(where, arm.src):
+            raise FrontEndError("module %s was imported from %s, not from the %s sources %s: an "
+                                "installed copy or another directory shadows it; rename the "
+                                "module or uninstall the copy"
+                                % (m.__name__, where or "a namespace package", arm.variant,
+                                   arm.src))
+    entry = getattr(module, spec["entry"], None)
+    if not callable(entry):
+        raise FrontEndError("module %s (%s) has no function '%s': define it, taking a shape's "
+                            "parameters and returning an object with run() and verify(), or name "
+                            "another in abharness.json (\"entry\")"
+                            % (spec["module"], module.__file__, spec["entry"]))
+    return entry
+
+
+def check_sources_clean(src):
+    """No bytecode cache may appear in the variant's sources: its digest is its identity."""
+    for root, dirs, _ in os.walk(src):
+        if "__pycache__" in dirs:
+            raise FrontEndError("%s appeared in the variant's sources: bytecode caches must "
+                                "never be written there (the front end runs with -B)"
+                                % os.path.join(root, "__pycache__"))
+
+
+def _amount(obj, name):
+    """flops / bytes: an attribute or a method returning a number >= 0; 0 when absent."""
+    value = getattr(obj, name, 0)
+    if callable(value):
+        value = value()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise ProtocolError("%s is %r: give a number >= 0 (per iteration), or leave it out"
+                            % (name, value))
+    return float(value)
+
+
+class Problem:
+    """The user's problem object, checked once when it is made."""
+
+    def __init__(self, obj, origin):
+        self.obj = obj
+        for method in ("run", "verify"):
+            if not callable(getattr(obj, method, None)):
+                raise ProtocolError("%s returned %s, which has no %s() method: a problem needs "
+                                    "run() (enqueue one iteration) and verify() (check the last "
+                                    "output)" % (origin, type(obj).__name__, method))
+        self.flops = _amount(obj, "flops")
+        self.bytes = _amount(obj, "bytes")
+        self.tactics = self._tactics(origin)
+
+    def _tactics(self, origin):
+        tactics = getattr(self.obj, "tactics", None)
+        if tactics is None:
+            return [DEFAULT_TACTIC]
+        if not callable(getattr(self.obj, "select", None)):
+            raise ProtocolError("%s has tactics() but no select(key): both, or neither" % origin)
+        keys = list(tactics())
+        if not keys or any(not isinstance(k, str) or not k or "\0" in k or len(k) >= 1024
+                           for k in keys) or len(set(keys)) != len(keys):
+            raise ProtocolError("tactics() returned %r: give a non-empty list of distinct, "
+                                "non-empty strings (each names one tactic fully, < 1024 "
+                                "characters)" % (keys,))
+        return keys
+
+    def select(self, key):
+        if key not in self.tactics:
+            raise KeyError("no tactic %r here (tactics: %s)" % (key, ", ".join(self.tactics)))
+        if hasattr(self.obj, "tactics"):
+            self.obj.select(key)
+
+    def verification(self):
+        """(passed, max error, tolerance, checked, method) of the last output."""
+        tolerance = getattr(self.obj, "tolerance", None)
+        try:
+            got = self.obj.verify()
+        except AssertionError as e:  # includes abharness.WrongResult
+            print_traceback()
+            return False, float("inf"), float(tolerance or 0), 0, error_reason(e)
+        if got is None:
+            raise ProtocolError("verify() returned None: return the max error (with a `tolerance` "
+                                "attribute), or an abharness.Verification, or raise AssertionError "
+                                "on a wrong result")
+        if isinstance(got, dict):
+            got = type("V", (), got)
+        if hasattr(got, "max_error"):
+            err, tolerance = got.max_error, getattr(got, "tolerance", tolerance)
+            checked, method = getattr(got, "checked", 0), getattr(got, "method", "")
+        else:
+            err, checked, method = got, 0, ""
+        if tolerance is None:
+            raise ProtocolError("verify() returned a max error (%r) but the problem has no "
+                                "`tolerance`: set one, or return an abharness.Verification"
+                                % (err,))
+        err, tolerance = float(err), float(tolerance)
+        return err <= tolerance, err, tolerance, int(checked), str(method or "verify()")
