@@ -58,14 +58,17 @@ open(path, "w").write(dump(j, (",", ": "), "", "  ") + "\n")
 PY
 }
 
-# A python3 that has jsonschema (the system one: python3-jsonschema), or fail naming the fix.
-schema_python() {
+# python_with MODULE PACKAGE: the path of a python3 (the system one first) that imports MODULE,
+# or fail naming the Debian package that brings it.
+python_with() {
   local p
   for p in /usr/bin/python3 python3; do
-    if "$p" -c "import jsonschema" 2>/dev/null; then echo "$p"; return; fi
+    if "$p" -c "import $1" 2>/dev/null; then command -v "$p"; return; fi
   done
-  fail "no python3 with jsonschema: install python3-jsonschema (scripts/install-deps.sh does)"
+  fail "no python3 with $1: install $2 (scripts/install-deps.sh does)"
 }
+# A python3 that has jsonschema (the system one: python3-jsonschema).
+schema_python() { python_with jsonschema python3-jsonschema; }
 git_q() { git -c user.name=t -c user.email=t@t.invalid "$@"; }
 
 # A small grid that keeps a run to a few seconds.

@@ -8,11 +8,7 @@
 source "$ABH_TESTLIB"
 
 # A python3 with NumPy (python3-numpy, scripts/install-deps.sh).
-SYS_PY=""
-for p in /usr/bin/python3 python3; do
-  if "$p" -c "import numpy" 2>/dev/null; then SYS_PY=$(command -v "$p"); break; fi
-done
-[ -n "$SYS_PY" ] || fail "no python3 with NumPy: install python3-numpy (scripts/install-deps.sh does)"
+SYS_PY=$(python_with numpy python3-numpy)
 # The user's interpreter: a virtualenv that sees the system's NumPy, plus one distribution of its
 # own whose version the test can change.
 "$SYS_PY" -m venv --without-pip --system-site-packages "$T/venv" ||

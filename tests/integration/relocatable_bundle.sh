@@ -55,11 +55,7 @@ pass "a moved bundle finds its GPU table, headers and worker without environment
 
 # A Python plugin from the moved bundle: its Python front end (the script, the package beside it
 # and the protocol module generated at build time) finds the engine in the bundle's lib/.
-SYS_PY=""
-for p in /usr/bin/python3 python3; do
-  if "$p" -c "import numpy" 2>/dev/null; then SYS_PY=$(command -v "$p"); break; fi
-done
-[ -n "$SYS_PY" ] || fail "no python3 with NumPy: install python3-numpy (scripts/install-deps.sh does)"
+SYS_PY=$(python_with numpy python3-numpy)
 bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" numpy pyrepo >/dev/null
 "$B/bin/abharness" run --repo pyrepo --baseline HEAD~1 --candidate HEAD --target numpy \
   --python "$SYS_PY" --grid grid.json --runs-root runs --run-id py "${FAST[@]}" --quiet \
