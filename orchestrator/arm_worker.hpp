@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
+#include "lane.hpp"
 #include "model/plan.hpp"
-#include "sweep.hpp"
 #include "system/process.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/unique_fd.hpp"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lane.hpp"
 #include "model/plan.hpp"
 
 namespace abh {
@@ -27,16 +28,6 @@ struct SweepSummary {
   int failed = 0;
   int skipped = 0;  // already valid
   int lost = 0;     // in a lane whose process or job ended before they ran (Slurm)
-};
-
-// One lane: arms that run one after another on one GPU (or the host), each in a fresh worker.
-struct Lane {
-  int index = 0;
-  std::string gpu_uuid;  // what the lane's workers see as CUDA_VISIBLE_DEVICES; empty on a CPU
-  std::vector<const Task*> tasks;
-  // The CPUs its workers use, when the lane chose them on its node (a launcher that places lanes:
-  // the plan's Task::cpus are empty); empty: each task's own, from the plan.
-  std::vector<int> cpus;
 };
 
 // The run-relative result path of a task, as `done` sets hold it.
