@@ -18,7 +18,7 @@ std::string relative_result(const fs::path& run_dir, const Task& t) {
 
 }  // namespace
 
-int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerStarter& starter,
                         SweepOptions opt) {
   if (plan.schedule.until_decided == 0) return 0;
   int ran = 0;
@@ -41,7 +41,7 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const fs::pat
       std::cerr << "until decided: running " << join(pending, ", ")
                 << " (unstable or ambiguous so far)\n";
     opt.select = wanted;
-    const SweepSummary s = run_sweep(run_dir, plan, worker, done, opt);
+    const SweepSummary s = run_sweep(run_dir, plan, starter, done, opt);
     ran += s.ran;
     // A failed arm stops the extension: the next decision would rest on a missing arm. Resume
     // measures it again and continues.

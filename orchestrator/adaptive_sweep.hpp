@@ -14,6 +14,6 @@ namespace abh {
 // that failed (resume measures it again and goes on), or validation finds a problem (the report
 // step refuses the run). Returns how many arms it ran.
 int run_adaptive_blocks(const std::filesystem::path& run_dir, const Plan& plan,
-                        const std::filesystem::path& worker, SweepOptions opt);
+                        const WorkerStarter& starter, SweepOptions opt);
 
 }  // namespace abh

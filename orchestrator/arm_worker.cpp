@@ -87,4 +87,9 @@ ExitStatus ArmWorker::finish() {
   return st;
 }
 
+std::unique_ptr<ArmProcess> WorkerProcesses::start(const RunDirFs& run, const Lane& lane,
+                                                   const Step& step) const {
+  return std::make_unique<ArmWorker>(run, plan_, worker_, *step.task, lane, step.warmup);
+}
+
 }  // namespace abh

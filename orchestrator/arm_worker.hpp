@@ -4,7 +4,8 @@
 // and initialises the GPU driver, and creates its CUDA context only when go() tells it that the
 // arm before has ended (docs/method.md, "Starting the next arm ahead"; the message is in
 // worker_protocol.hpp). Its time limit (the plan's arm_timeout_s) counts from its turn, not from
-// its start.
+// its start. WorkerProcesses is the sweep's real starter (worker_starter.hpp): one ArmWorker per
+// step.
 #pragma once
 
 #include <chrono>
@@ -17,10 +18,11 @@
 #include "system/process.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/unique_fd.hpp"
+#include "worker_starter.hpp"
 
 namespace abh {
 
-class ArmWorker {
+class ArmWorker : public ArmProcess {
  public:
   // Starts the worker of `t` (of its unrecorded warm-up when `warmup`), with fresh logs.
   ArmWorker(const RunDirFs& run, const Plan& plan, const std::filesystem::path& worker,
@@ -30,10 +32,10 @@ class ArmWorker {
 
   // Its turn: the GPU is its own from now on, and its time limit starts. A worker not started
   // ahead had its turn when it started; go() then only starts the limit.
-  void go();
+  void go() override;
   // Waits for it to end within its time limit (killing its process group when the limit passes)
   // and closes its logs.
-  ExitStatus finish();
+  ExitStatus finish() override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -44,6 +46,20 @@ class ArmWorker {
   std::unique_ptr<ChildProcess> child_;
   Clock::time_point since_;
   std::optional<Clock::time_point> deadline_;
+};
+
+// Starts each step's worker as an ArmWorker of `plan`, running `worker` (abharness-worker; a
+// Python arm runs the plan's interpreter on the Python launcher beside it).
+class WorkerProcesses : public WorkerStarter {
+ public:
+  WorkerProcesses(const Plan& plan, std::filesystem::path worker)
+      : plan_(plan), worker_(std::move(worker)) {}
+  std::unique_ptr<ArmProcess> start(const RunDirFs& run, const Lane& lane,
+                                    const Step& step) const override;
+
+ private:
+  const Plan& plan_;
+  std::filesystem::path worker_;
 };
 
 }  // namespace abh

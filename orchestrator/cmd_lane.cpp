@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "arm_worker.hpp"
 #include "exit_codes.hpp"
 #include "paths.hpp"
 #include "placement.hpp"
@@ -188,7 +189,7 @@ int run_lane_job(const fs::path& run_dir, int lane, bool quiet) {
             << " arm(s) to run\n";
   SweepOptions opt;
   opt.quiet = quiet;
-  SweepSummary sum = run_lanes(run_dir, plan, worker, {todo}, opt);
+  SweepSummary sum = run_lanes(run_dir, plan, WorkerProcesses(plan, worker), {todo}, opt);
   std::cerr << "lane " << lane << ": " << sum.ran - sum.failed << " measured, " << sum.failed
             << " failed\n";
   return exit_code::kSuccess;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "adaptive_sweep.hpp"
+#include "arm_worker.hpp"
 #include "conclude.hpp"
 #include "launcher.hpp"
 #include "paths.hpp"
@@ -48,7 +49,7 @@ int start_run(RunFlags f) {
   if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
   // A failed or lost arm stops the extension: the next decision would rest on a missing arm.
   if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
-    run_adaptive_blocks(run_dir, plan, worker, sweep_options(f.report));
+    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(f.report));
   return conclude(run_dir, plan, validate_run(run_dir, plan), f.report);
 }
 

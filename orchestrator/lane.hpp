@@ -1,5 +1,6 @@
 // A lane: the arms that run one after another on one GPU (or the host), each in a fresh worker
-// process (docs/scale.md, "Lanes"); the sweep (sweep.hpp) runs lanes.
+// process (docs/scale.md, "Lanes"). The sweep (sweep.hpp) runs a lane as steps, and a starter
+// (worker_starter.hpp) gives each step its worker.
 #pragma once
 
 #include <string>
@@ -16,6 +17,12 @@ struct Lane {
   // The CPUs its workers use, when the lane chose them on its node (a launcher that places lanes:
   // the plan's Task::cpus are empty); empty: each task's own, from the plan.
   std::vector<int> cpus;
+};
+
+// One worker of a lane: an arm, or the unrecorded warm-up of its variant.
+struct Step {
+  const Task* task;
+  bool warmup;
 };
 
 }  // namespace abh

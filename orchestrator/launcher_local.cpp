@@ -1,5 +1,6 @@
 // The local launcher: each lane is a thread of the orchestrator that runs its arms on one GPU of
 // this machine (or on the host, for a CPU plugin), one fresh worker process after another.
+#include "arm_worker.hpp"
 #include "launcher.hpp"
 #include "planner.hpp"
 #include "system/error.hpp"
@@ -39,7 +40,7 @@ class LocalLauncher : public Launcher {
 
   SweepSummary run(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
                    const std::set<std::string>& done, const SweepOptions& opt) const override {
-    return run_sweep(run_dir, plan, worker, done, opt);
+    return run_sweep(run_dir, plan, WorkerProcesses(plan, worker), done, opt);
   }
 };
 

@@ -14,10 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "arm_worker.hpp"
 #include "model/worker_protocol.hpp"
-#include "paths.hpp"
-#include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/process.hpp"
@@ -121,12 +118,6 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
   run.write_json_atomic(log_rel(t, "failure.json"), f);
 }
 
-// One worker of a lane: an arm, or the unrecorded warm-up of its variant.
-struct Step {
-  const Task* task;
-  bool warmup;
-};
-
 // A lane's workers in order: one warm-up per variant, then its arms. Without the warm-up the first
 // arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape took 2x its
 // A2: drift -51 %), and each variant loads its own plugin, which the first arm to load it met cold
@@ -174,25 +165,25 @@ bool conclude_arm(const RunDirFs& run, const Task& t, const ExitStatus& st) {
 
 // Starts the worker of a step. Every file of the arm is reached without following links
 // (system/run_dir_fs.hpp): an old failure record goes, the result's directory is made.
-std::unique_ptr<ArmWorker> start_step(const RunDirFs& run, const Plan& plan, const fs::path& worker,
-                                      const Step& s, const Lane& lane) {
+std::unique_ptr<ArmProcess> start_step(const RunDirFs& run, const WorkerStarter& starter,
+                                       const Step& s, const Lane& lane) {
   if (!s.warmup) {
     run.remove(log_rel(*s.task, "failure.json"));
     run.make_dirs(result_rel(*s.task).parent_path());
   }
-  return std::make_unique<ArmWorker>(run, plan, worker, *s.task, lane, s.warmup);
+  return starter.start(run, lane, s);
 }
 
 // Runs a lane's steps one after another on its GPU. With workers started ahead (the plan's
 // schedule.start_ahead, N), the next N steps' workers are started while the current one
 // measures, and each gets its turn once the one before it has ended; otherwise each starts then.
 // `done` is told of each step as it ends, after the next one has its turn.
-void run_steps(const RunDirFs& run, const Plan& plan, const fs::path& worker, const Lane& lane,
-               const std::vector<Step>& steps,
+void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& starter,
+               const Lane& lane, const std::vector<Step>& steps,
                const std::function<void(const Step&, const ExitStatus&)>& done) {
-  std::deque<std::unique_ptr<ArmWorker>> started;  // in the steps' order, from the current one
-  size_t next = 0;                                 // the first step without a worker
-  auto start_next = [&] { started.push_back(start_step(run, plan, worker, steps[next++], lane)); };
+  std::deque<std::unique_ptr<ArmProcess>> started;  // in the steps' order, from the current one
+  size_t next = 0;                                  // the first step without a worker
+  auto start_next = [&] { started.push_back(start_step(run, starter, steps[next++], lane)); };
   const size_t ahead = static_cast<size_t>(std::max(0, plan.schedule.start_ahead));
   if (!steps.empty()) {
     start_next();
@@ -214,7 +205,7 @@ std::string result_key(const fs::path& run_dir, const Task& t) {
   return result_path(run_dir, t).lexically_relative(run_dir).generic_string();
 }
 
-SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const WorkerStarter& starter,
                        const std::vector<Lane>& lanes, const SweepOptions& opt) {
   SweepSummary sum;
   int todo = 0;
@@ -225,7 +216,7 @@ SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const fs::path
   auto run_lane = [&](const Lane& lane) {
     try {
       const RunDirFs run(run_dir);
-      run_steps(run, plan, worker, lane, lane_steps(plan, lane),
+      run_steps(run, plan, starter, lane, lane_steps(plan, lane),
                 [&](const Step& s, const ExitStatus& st) {
                   if (s.warmup) return conclude_warm_up(run, *s.task, st, opt);
                   const bool ok = conclude_arm(run, *s.task, st);
@@ -251,7 +242,7 @@ SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const fs::path
   return sum;
 }
 
-SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
+SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const WorkerStarter& starter,
                        const std::set<std::string>& done, const SweepOptions& opt) {
   std::map<int, Lane> lanes;  // one lane per GPU
   int skipped = 0;
@@ -269,7 +260,7 @@ SweepSummary run_sweep(const fs::path& run_dir, const Plan& plan, const fs::path
   }
   std::vector<Lane> list;
   for (auto& [gpu, lane] : lanes) list.push_back(std::move(lane));
-  SweepSummary sum = run_lanes(run_dir, plan, worker, list, opt);
+  SweepSummary sum = run_lanes(run_dir, plan, starter, list, opt);
   sum.skipped = skipped;
   return sum;
 }

@@ -1,7 +1,9 @@
 // Runs the planned arms that still need running, each in a fresh worker process with its logs,
 // and records a failure record for each arm that crashed, failed, hung or produced a wrong
 // result. A failure never stops the sweep. Shapes on different GPUs run concurrently; the arms
-// of one shape always run back to back on one GPU.
+// of one shape always run back to back on one GPU. The sweep decides the order (which worker
+// starts when, which one has its turn); the processes come from a WorkerStarter
+// (worker_starter.hpp): WorkerProcesses (arm_worker.hpp) in the commands, fakes in unit tests.
 #pragma once
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 
 #include "lane.hpp"
 #include "model/plan.hpp"
+#include "worker_starter.hpp"
 
 namespace abh {
 
@@ -35,13 +38,13 @@ std::string result_key(const std::filesystem::path& run_dir, const Task& t);
 
 // Runs the lanes at once, one thread each, and returns when all of them have finished.
 SweepSummary run_lanes(const std::filesystem::path& run_dir, const Plan& plan,
-                       const std::filesystem::path& worker, const std::vector<Lane>& lanes,
+                       const WorkerStarter& starter, const std::vector<Lane>& lanes,
                        const SweepOptions& opt);
 
 // Every lane of the plan on this machine's GPUs. `done` holds the run-relative result paths that
 // are already valid and must not be measured again.
 SweepSummary run_sweep(const std::filesystem::path& run_dir, const Plan& plan,
-                       const std::filesystem::path& worker, const std::set<std::string>& done,
+                       const WorkerStarter& starter, const std::set<std::string>& done,
                        const SweepOptions& opt);
 
 }  // namespace abh
