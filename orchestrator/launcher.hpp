@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "sweep.hpp"
 
 namespace abh {
+
+namespace slurm {
+class CommandRunner;
+}
 
 // What the plan's machine is probed from.
 struct MachineRequest {
@@ -60,5 +65,8 @@ std::vector<std::string> launcher_names();
 
 const Launcher& local_launcher();  // launcher_local.cpp
 const Launcher& slurm_launcher();  // launcher_slurm.cpp
+// The Slurm launcher over `slurm`, which runs its sbatch and squeue commands (slurm.hpp): a unit
+// test's fake cluster. `slurm` must outlive it.
+std::unique_ptr<Launcher> make_slurm_launcher(const slurm::CommandRunner& slurm);
 
 }  // namespace abh

@@ -53,7 +53,8 @@ struct Tracked {
 // 0.2 s and back off to 5 s while nothing changes, so a sweep of hundreds of jobs costs the
 // controller one squeue every few seconds.
 template <typename OnChange>
-void watch(std::vector<Tracked>& jobs, const fs::path& run_dir, OnChange changed) {
+void watch(const slurm::CommandRunner& slurm, std::vector<Tracked>& jobs, const fs::path& run_dir,
+           OnChange changed) {
   double interval = 0.2;
   int failures = 0;
   while (std::any_of(jobs.begin(), jobs.end(), [](const Tracked& t) { return !t.finished; })) {
@@ -63,7 +64,7 @@ void watch(std::vector<Tracked>& jobs, const fs::path& run_dir, OnChange changed
       if (!t.finished) names.push_back(t.name);
     std::vector<slurm::JobState> listed;
     try {
-      listed = slurm::query(names, run_dir);
+      listed = slurm::query(slurm, names, run_dir);
       failures = 0;
     } catch (const Error& e) {
       // The controller may be restarting; the jobs keep running meanwhile.
@@ -163,12 +164,13 @@ void report_end(const fs::path& run_dir, const Tracked& t, SweepSummary& sum) {
 
 // The jobs of this run that Slurm still runs or queues, found by name: also one submitted just
 // before a killed orchestrator could record it.
-std::vector<Tracked> attach(const Plan& plan, const std::map<int, std::vector<const Task*>>& lanes,
+std::vector<Tracked> attach(const slurm::CommandRunner& slurm, const Plan& plan,
+                            const std::map<int, std::vector<const Task*>>& lanes,
                             const fs::path& run_dir) {
   std::vector<std::string> names;
   for (int l = 0; l < plan.launcher.slurm.lanes; ++l) names.push_back(job_name(plan.run_id, l));
   std::vector<Tracked> jobs;
-  for (const auto& j : slurm::query(names, run_dir)) {
+  for (const auto& j : slurm::query(slurm, names, run_dir)) {
     if (slurm::is_finished(j.state)) continue;
     auto n = std::find(names.begin(), names.end(), j.name);
     if (n == names.end()) continue;
@@ -186,8 +188,8 @@ std::vector<Tracked> attach(const Plan& plan, const std::map<int, std::vector<co
 }
 
 // Submits one lane's job and records it before waiting for anything.
-Tracked submit_lane(const fs::path& run_dir, const Plan& plan, int lane,
-                    const std::vector<const Task*>& arms) {
+Tracked submit_lane(const slurm::CommandRunner& slurm, const fs::path& run_dir, const Plan& plan,
+                    int lane, const std::vector<const Task*>& arms) {
   // A failure record is evidence of this job only: the next one starts without old ones.
   const RunDirFs run(run_dir);
   for (const Task* a : arms) run.remove(log_rel(*a, "failure.json"));
@@ -206,7 +208,7 @@ Tracked submit_lane(const fs::path& run_dir, const Plan& plan, int lane,
   run.make_dirs("logs/lanes");
   rec.sbatch = slurm::sbatch_argv(plan.launcher.slurm, rec.job_name, run_dir,
                                   logs / ("lane" + std::to_string(lane)), command);
-  rec.job_id = slurm::submit(rec.sbatch, run_dir);
+  rec.job_id = slurm::submit(slurm, rec.sbatch, run_dir);
   rec.submitted_at = utc_timestamp();
   write_record(run, rec);
   std::cerr << "lane " << lane << ": submitted job " << rec.job_id << " (" << arms.size()
@@ -221,6 +223,8 @@ Tracked submit_lane(const fs::path& run_dir, const Plan& plan, int lane,
 
 class SlurmLauncher : public Launcher {
  public:
+  explicit SlurmLauncher(const slurm::CommandRunner& slurm) : slurm_(slurm) {}
+
   LauncherSpec resolve(LauncherSpec spec, bool cuda) const override {
     slurm::check_options(spec.slurm);
     spec.slurm = slurm::with_defaults(spec.slurm, cuda);
@@ -245,6 +249,9 @@ class SlurmLauncher : public Launcher {
 
   SweepSummary run(const fs::path& run_dir, const Plan& plan, const fs::path& worker,
                    const std::set<std::string>& done, const SweepOptions& opt) const override;
+
+ private:
+  const slurm::CommandRunner& slurm_;  // sbatch and squeue
 };
 
 // The plan's machine comes from a probe job submitted with the lanes' options, so it describes a
@@ -258,11 +265,12 @@ std::vector<Environment> SlurmLauncher::probe(const MachineRequest& req) const {
   run.make_dirs("logs/probe");
   Tracked t;
   t.name = job_name(req.run_id, "probe");
-  t.id = slurm::submit(slurm::sbatch_argv(req.launcher.slurm, t.name, req.run_dir, stem, command),
+  t.id = slurm::submit(slurm_,
+                       slurm::sbatch_argv(req.launcher.slurm, t.name, req.run_dir, stem, command),
                        req.run_dir);
   std::cerr << "probing a node with Slurm job " << t.id << "\n";
   std::vector<Tracked> jobs{t};
-  watch(jobs, req.run_dir, print_transition);
+  watch(slurm_, jobs, req.run_dir, print_transition);
   const fs::path out = fs::path("logs") / "probe" / ("slurm-probe-" + t.id + ".out");
   const fs::path err = stem.string() + "-" + t.id + ".err";
   Environment e;
@@ -290,18 +298,18 @@ SweepSummary SlurmLauncher::run(const fs::path& run_dir, const Plan& plan, const
       missing[t.gpu].push_back(&t);
   }
   // Phase 1: re-attach to this run's jobs that are still queued or running.
-  std::vector<Tracked> jobs = attach(plan, missing, run_dir);
+  std::vector<Tracked> jobs = attach(slurm_, plan, missing, run_dir);
   // Phase 2: submit every other lane that has arms to run.
   for (const auto& [lane, arms] : missing) {
     bool running = std::any_of(jobs.begin(), jobs.end(),
                                [&, l = lane](const Tracked& t) { return t.lane == l; });
-    if (!running) jobs.push_back(submit_lane(run_dir, plan, lane, arms));
+    if (!running) jobs.push_back(submit_lane(slurm_, run_dir, plan, lane, arms));
   }
   if (jobs.empty()) return sum;
   std::cerr << "the jobs keep running if this command stops: `abharness resume " << run_dir.string()
             << "` re-attaches to them (scancel stops them)\n";
   // Phase 3: wait for every job, and report what each one that ended did not measure.
-  watch(jobs, run_dir, [&](const Tracked& t) {
+  watch(slurm_, jobs, run_dir, [&](const Tracked& t) {
     if (!opt.quiet && !t.finished) print_transition(t);
     if (t.finished) report_end(run_dir, t, sum);
   });
@@ -311,8 +319,12 @@ SweepSummary SlurmLauncher::run(const fs::path& run_dir, const Plan& plan, const
 }  // namespace
 
 const Launcher& slurm_launcher() {
-  static const SlurmLauncher l;
+  static const SlurmLauncher l(slurm::process_runner());
   return l;
+}
+
+std::unique_ptr<Launcher> make_slurm_launcher(const slurm::CommandRunner& slurm) {
+  return std::make_unique<SlurmLauncher>(slurm);
 }
 
 }  // namespace abh

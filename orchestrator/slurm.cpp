@@ -88,7 +88,19 @@ std::string run_slurm(const std::vector<std::string>& argv, const fs::path& run_
   return run.read(out, 16u << 20);
 }
 
+class ProcessRunner : public CommandRunner {
+ public:
+  std::string run(const std::vector<std::string>& argv, const fs::path& run_dir) const override {
+    return run_slurm(argv, run_dir);
+  }
+};
+
 }  // namespace
+
+const CommandRunner& process_runner() {
+  static const ProcessRunner r;
+  return r;
+}
 
 bool is_finished(const std::string& state) {
   static const char* const kFinished[] = {"COMPLETED",    "CANCELLED", "FAILED",    "TIMEOUT",
@@ -184,14 +196,16 @@ std::vector<std::string> sbatch_argv(const SlurmOptions& o, const std::string& j
   return a;
 }
 
-std::string submit(const std::vector<std::string>& argv, const fs::path& run_dir) {
-  return parse_job_id(run_slurm(argv, run_dir));
+std::string submit(const CommandRunner& slurm, const std::vector<std::string>& argv,
+                   const fs::path& run_dir) {
+  return parse_job_id(slurm.run(argv, run_dir));
 }
 
-std::vector<JobState> query(const std::vector<std::string>& names, const fs::path& run_dir) {
+std::vector<JobState> query(const CommandRunner& slurm, const std::vector<std::string>& names,
+                            const fs::path& run_dir) {
   if (names.empty()) return {};
   return parse_squeue(
-      run_slurm({"squeue", "--noheader", "--states=all", "--format=%i|%j|%T|%N|%r",
+      slurm.run({"squeue", "--noheader", "--states=all", "--format=%i|%j|%T|%N|%r",
                  "--user=" + std::to_string(::getuid()), "--name=" + join(names, ",")},
                 run_dir));
 }

@@ -47,12 +47,25 @@ std::vector<std::string> sbatch_argv(const SlurmOptions& o, const std::string& j
                                      const std::filesystem::path& log_stem,
                                      const std::vector<std::string>& command);
 
-// Runs sbatch; returns the job id. Error with sbatch's message when it refused. The Slurm
-// commands' output is kept under logs/slurm/ of `run_dir`.
-std::string submit(const std::vector<std::string>& sbatch_argv,
+// Runs one Slurm command (sbatch, squeue) and returns what it printed on stdout; Error naming the
+// command and quoting its stderr when it failed. The seam between the Slurm launcher and the
+// cluster: the real runner starts the command, a unit test's fake answers as Slurm would.
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  // `run_dir`: the run the command is for.
+  virtual std::string run(const std::vector<std::string>& argv,
+                          const std::filesystem::path& run_dir) const = 0;
+};
+// Runs each command as a child process without a shell, within 300 s; its output is kept under
+// logs/slurm/ of the run directory.
+const CommandRunner& process_runner();
+
+// Runs sbatch; returns the job id. Error with sbatch's message when it refused.
+std::string submit(const CommandRunner& slurm, const std::vector<std::string>& sbatch_argv,
                    const std::filesystem::path& run_dir);
 // The jobs with these names that Slurm still knows (finished ones until its MinJobAge passes).
-std::vector<JobState> query(const std::vector<std::string>& names,
+std::vector<JobState> query(const CommandRunner& slurm, const std::vector<std::string>& names,
                             const std::filesystem::path& run_dir);
 
 }  // namespace abh::slurm
