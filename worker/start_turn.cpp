@@ -16,14 +16,12 @@
 namespace abh::worker {
 namespace {
 
-constexpr int kTurnFd = 0;  // stdin
-
 // What the orchestrator wrote, up to and with the first newline; empty at end of file.
-std::string read_line() {
+std::string read_line(int fd) {
   std::string line;
   for (;;) {
     char c = 0;
-    const ssize_t n = retry_on_eintr([&] { return ::read(kTurnFd, &c, 1); });
+    const ssize_t n = retry_on_eintr([&] { return ::read(fd, &c, 1); });
     if (n < 0) throw Error(std::string("reading the turn socket (stdin): ") + std::strerror(errno));
     if (n == 0) return line;
     line += c;
@@ -34,10 +32,10 @@ std::string read_line() {
 
 }  // namespace
 
-StartTurn::StartTurn(bool ahead) : ahead_(ahead) {
+StartTurn::StartTurn(bool ahead, int turn_fd) : ahead_(ahead), turn_fd_(turn_fd) {
   if (!ahead_) return;
   struct stat st {};
-  if (::fstat(kTurnFd, &st) != 0 || !S_ISSOCK(st.st_mode))
+  if (::fstat(turn_fd_, &st) != 0 || !S_ISSOCK(st.st_mode))
     throw UsageError(std::string(worker_protocol::kAheadFlag) +
                      ": stdin must be the socket abharness gives a worker it starts ahead, and it "
                      "is not; run arms through `abharness run` or `abharness lane`");
@@ -46,7 +44,7 @@ StartTurn::StartTurn(bool ahead) : ahead_(ahead) {
 double StartTurn::wait() {
   if (!ahead_) return 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string line = read_line();
+  const std::string line = read_line(turn_fd_);
   if (line.empty())
     throw Error(
         "the orchestrator closed this worker's turn socket before its turn came: the sweep "

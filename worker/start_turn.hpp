@@ -9,7 +9,8 @@ namespace abh::worker {
 
 class StartTurn {
  public:
-  explicit StartTurn(bool ahead);
+  // `turn_fd`: where the turn comes from, the worker's stdin (another descriptor in unit tests).
+  explicit StartTurn(bool ahead, int turn_fd = 0);
   bool ahead() const { return ahead_; }
   // Blocks until the turn comes; returns the seconds waited. Throws when the socket ends first (the
   // orchestrator stopped the sweep) or says anything else.
@@ -18,6 +19,7 @@ class StartTurn {
 
  private:
   bool ahead_;
+  int turn_fd_;
   double waited_s_ = 0;
 };
 
