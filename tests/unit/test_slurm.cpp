@@ -121,3 +121,14 @@ TEST_CASE("slurm: the batch script hands its arguments to the command unparsed")
   CHECK(test::slurp(tmp.path() / "out") == "[a b][$(touch x)]['][][;ls]");
   CHECK_FALSE(fs::exists(tmp.path() / "x"));
 }
+
+TEST_CASE("slurm: the real runner returns stdout, keeps both logs, and quotes stderr on failure") {
+  test::TempDir tmp;
+  const auto& runner = slurm::process_runner();
+  CHECK(runner.run({"sh", "-c", "echo 123; echo noise >&2"}, tmp.path()) == "123\n");
+  CHECK(test::slurp(tmp.path() / "logs" / "slurm" / "sh.out") == "123\n");
+  CHECK(test::slurp(tmp.path() / "logs" / "slurm" / "sh.err") == "noise\n");
+  CHECK(test::error_of([&] {
+          runner.run({"sh", "-c", "echo 'invalid partition' >&2; exit 1"}, tmp.path());
+        }) == "sh failed (exit code 1): invalid partition");
+}
