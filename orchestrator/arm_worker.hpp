@@ -49,7 +49,7 @@ class ArmWorker : public ArmProcess {
 };
 
 // Starts each step's worker as an ArmWorker of `plan`, running `worker` (abharness-worker; a
-// Python arm runs the plan's interpreter on the Python launcher beside it).
+// Python arm runs the plan's interpreter on the Python front end beside it).
 class WorkerProcesses : public WorkerStarter {
  public:
   WorkerProcesses(const Plan& plan, std::filesystem::path worker)

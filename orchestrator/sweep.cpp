@@ -122,7 +122,7 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
 // arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape took 2x its
 // A2: drift -51 %), and each variant loads its own plugin, which the first arm to load it met cold
 // (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower in 7 of 10
-// runs, speedup median 0.985; docs/measurements.md). The Python launcher has no warm-up mode
+// runs, speedup median 0.985; docs/measurements.md). The Python front end has no warm-up mode
 // yet: its arms start from the interpreter's own start-up, slower than any warm-up effect seen.
 std::vector<Step> lane_steps(const Plan& plan, const Lane& lane) {
   std::vector<Step> steps;
