@@ -21,7 +21,5 @@ json opt_json(const std::optional<double>& v);
 json opt_json(const std::optional<Interval>& v);
 std::optional<double> opt_number(const json& j, const char* key, const std::string& where);
 std::optional<Interval> opt_interval(const json& j, const char* key, const std::string& where);
-json to_json(const StatsOptions& o);
-StatsOptions stats_options_from_json(const json& j, const std::string& where);
 
 }  // namespace abh
