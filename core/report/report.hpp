@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/environment.hpp"
+#include "model/identity.hpp"
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
 #include "stats/statistics.hpp"
@@ -51,10 +52,9 @@ struct ArmStats {
   bool operator==(const ArmStats&) const = default;
 };
 
-struct ShapeRow {
-  std::string shape;
-  std::string label;
-  std::vector<ArmStats> arms;  // in execution order
+// What a run concluded about one shape: its verdict and, when the shape was compared, its times,
+// speedup and interval. A comparison across runs (comparison.hpp) shows this much of each run.
+struct ShapeEstimate {
   Verdict verdict = Verdict::failed;
   std::string failure;  // verdict failed: which arm(s) and why
   // Set exactly when the verdict is not failed:
@@ -62,6 +62,13 @@ struct ShapeRow {
   std::optional<double> candidate_ns;  // mean of the B arms' medians
   std::optional<double> speedup;       // baseline_ns / candidate_ns (> 1: candidate faster)
   std::optional<Interval> ci;
+  bool operator==(const ShapeEstimate&) const = default;
+};
+
+struct ShapeRow : ShapeEstimate {
+  std::string shape;
+  std::string label;
+  std::vector<ArmStats> arms;   // in execution order
   std::optional<double> drift;  // last A / first A (statistics.hpp); absent with one A arm
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
   // one moderated with the run's other shapes that the interval used.
@@ -108,12 +115,10 @@ struct Summary {
 };
 
 struct VariantProvenance {
-  std::string name;       // baseline | candidate
-  std::string requested;  // what the user typed
-  std::string kind;       // commit | worktree
-  std::string commit;
-  std::string source_digest;
-  std::string tracked_diff_sha256, untracked_sha256;  // worktree only
+  std::string name;  // baseline | candidate
+  // What was measured, as the plan recorded it. report.json holds it without the submodules,
+  // which its digest covers (plan.json lists them).
+  SourceIdentity source;
   std::string plugin_sha256;
   std::string toolchain_id;
   bool operator==(const VariantProvenance&) const = default;

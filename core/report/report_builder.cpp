@@ -240,9 +240,7 @@ Provenance provenance(const Plan& plan, const std::string& result_set_digest) {
   p.worker_sha256 = plan.worker_sha256;
   p.result_set_digest = result_set_digest;
   for (const auto& v : plan.variants)
-    p.variants.push_back({v.name, v.source.requested, v.source.kind, v.source.commit,
-                          v.source.digest, v.source.tracked_diff_sha256, v.source.untracked_sha256,
-                          v.plugin_sha256, v.toolchain_id});
+    p.variants.push_back({v.name, v.source, v.plugin_sha256, v.toolchain_id});
   p.machine = plan.machine;
   p.settings = plan.settings;
   p.schedule = plan.schedule;

@@ -21,5 +21,9 @@ json opt_json(const std::optional<double>& v);
 json opt_json(const std::optional<Interval>& v);
 std::optional<double> opt_number(const json& j, const char* key, const std::string& where);
 std::optional<Interval> opt_interval(const json& j, const char* key, const std::string& where);
+// A shape's verdict, failure, times, speedup and interval: keys of its object in report.json and
+// of each run's cell in compare.json.
+json to_json(const ShapeEstimate& e);
+ShapeEstimate shape_estimate_from_json(const json& j, const std::string& where);
 
 }  // namespace abh

@@ -114,8 +114,8 @@ std::string short_id(const std::string& id) {
 }
 
 std::string variant_label(const VariantProvenance& v) {
-  std::string label = one_line(v.requested.empty() ? v.name : v.requested);
-  if (!v.commit.empty()) label += " (" + short_id(v.commit) + ")";
+  std::string label = one_line(v.source.requested.empty() ? v.name : v.source.requested);
+  if (!v.source.commit.empty()) label += " (" + short_id(v.source.commit) + ")";
   return label;
 }
 

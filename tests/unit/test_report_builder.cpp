@@ -63,7 +63,7 @@ TEST_CASE("report: per-shape speedups, verdicts and failed shapes") {
   // Provenance comes from the plan and the caller.
   CHECK(r.provenance.result_set_digest == "sha256:" + std::string(64, 'r'));
   CHECK(r.provenance.variants.size() == 2);
-  CHECK(r.provenance.variants[1].requested == kWorktree);
+  CHECK(r.provenance.variants[1].source.requested == kWorktree);
   CHECK(r.provenance.machine[0].gpu->uuid == "GPU-1234");
   CHECK(r.provenance.command.size() == 6);
 }
