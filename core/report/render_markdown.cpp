@@ -109,10 +109,8 @@ std::string shape_table(const Report& r) {
   }
   out += "\n";
   if (sol) out += esc(fmt::sol_legend(r)) + ".\n\n";
-  for (const auto& note : r.sol.notes)
-    out += "Speed of light not available: " + esc(note) + ".\n\n";
-  for (const auto& note : fmt::clock_notes(r)) out += "Clock: " + esc(note) + ".\n\n";
-  for (const auto& note : fmt::interval_notes(r)) out += "Interval: " + esc(note) + ".\n\n";
+  for (const auto& note : r.notes)
+    out += fmt::note_heading(topic(note), true) + ": " + esc(fmt::note_text(note)) + ".\n\n";
   return out;
 }
 

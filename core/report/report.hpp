@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "model/environment.hpp"
@@ -78,7 +79,7 @@ struct ShapeRow : ShapeEstimate {
   // all its samples' clocks, to which every sample was moved.
   std::optional<double> reference_mhz;
   // Candidate arms' median clock / baseline arms' - 1, when clocks were recorded. One shape's gap
-  // is mostly arm-to-arm clock wander; averaged over shapes (the report's clock note) it shows a
+  // is mostly arm-to-arm clock wander; averaged over shapes (note::ClockGap) it shows a
   // candidate that draws more power and, at the power cap, keeps less of its speedup.
   std::optional<double> clock_gap;
   // Speed of light (stats/roofline.hpp) on the shape's GPU; absent when it cannot be computed.
@@ -170,6 +171,47 @@ struct LayerSummary {
   bool operator==(const LayerSummary&) const = default;
 };
 
+// The notes a report makes about its own figures (report_notes.hpp): a closed set of kinds, each
+// with the data it states. Every format words them alike (fmt::note_text in report_render.hpp).
+namespace note {
+// Why shapes have no speed-of-light time: one of SpeedOfLight::notes.
+struct NoSpeedOfLight {
+  std::string reason;
+  bool operator==(const NoSpeedOfLight&) const = default;
+};
+// `shapes` shapes were compared at one SM clock each (ShapeRow::reference_mhz); their reference
+// clocks span lo_mhz..hi_mhz.
+struct AtOneClock {
+  int shapes = 0;
+  double lo_mhz = 0, hi_mhz = 0;
+  bool operator==(const AtOneClock&) const = default;
+};
+// A shape compared as measured while clock normalization was on, because only some of its arms
+// recorded clock readings: the others.
+struct NotAtOneClock {
+  std::string shape;
+  std::vector<std::string> unclocked_arms;
+  bool operator==(const NotAtOneClock&) const = default;
+};
+// The geometric mean of ShapeRow::clock_gap over the `shapes` shapes that have one: below 0 the
+// candidate's arms ran at lower clocks than the baseline's.
+struct ClockGap {
+  int shapes = 0;
+  double mean = 0;
+  bool operator==(const ClockGap&) const = default;
+};
+// `shapes` undecided shapes (the first of them named) know how much whole arms differ from at
+// most `df` (< 4) degrees of freedom, which widens their intervals.
+struct FewArmDegrees {
+  int shapes = 0;
+  std::string first_shape;
+  double df = 0;
+  bool operator==(const FewArmDegrees&) const = default;
+};
+}  // namespace note
+using ReportNote = std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock,
+                                note::ClockGap, note::FewArmDegrees>;
+
 struct Report {
   int schema_version = 0;
   StatsOptions stats;
@@ -178,6 +220,9 @@ struct Report {
   SpeedOfLight sol;
   std::optional<LayerSummary> layer;  // present when the plan has model-grid GEMMs
   Provenance provenance;
+  // report_notes(*this), in the order renderers show them. Derived from the fields above, so
+  // report.json does not store them: report_from_json derives them again.
+  std::vector<ReportNote> notes;
 };
 
 }  // namespace abh

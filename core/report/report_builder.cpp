@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "report/layer_summary.hpp"
+#include "report/report_notes.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -282,6 +283,7 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   r.sol = add_speed_of_light(plan, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);
+  r.notes = report_notes(r);
   return r;
 }
 

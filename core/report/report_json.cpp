@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "report/report_notes.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -410,6 +411,7 @@ Report report_from_json(const json& j, const std::string& where) {
   if (j.contains("layer_summary"))
     r.layer = layer_summary_from_json(j["layer_summary"], where + ".layer_summary");
   r.provenance = provenance_from_json(object_field(j, "provenance", where), where + ".provenance");
+  r.notes = report_notes(r);
   return r;
 }
 

@@ -13,6 +13,7 @@ namespace abh {
 json to_json(const Report& r);
 // `where` names the document in error messages. Fields added after the first report schema
 // (speed of light, clocks) read as absent when missing, so older report.json files still load.
+// The notes are not in the file: they are derived again (report_notes.hpp).
 Report report_from_json(const json& j, const std::string& where);
 
 // Pieces of the mapping that other documents built from reports reuse (report/comparison.hpp).
