@@ -59,9 +59,7 @@ TEST_CASE("report notes: the reference clocks' range and the geometric mean of t
 
 TEST_CASE("report notes: a shape left as measured names its unclocked arms") {
   Plan p = make_plan(1);
-  const double mhz[3] = {1500, 1450, 1425};
-  auto outcomes = clocked_outcomes(p, mhz);
-  outcomes[1].result->measurement.clock.sample_mhz.clear();  // B from before clocks were recorded
+  const auto outcomes = outcomes_with_unclocked_b(p);
   Report r = build_report(p, outcomes, {}, "d");
   const note::NotAtOneClock want{p.shapes[0].id, {"B"}};
   CHECK(std::count(r.notes.begin(), r.notes.end(), ReportNote{want}) == 1);
