@@ -22,7 +22,7 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerS
                         SweepOptions opt) {
   if (plan.schedule.until_decided == 0) return 0;
   int ran = 0;
-  Validation v = validate_run(run_dir, plan);
+  Validation v = validate_run(run_dir, plan, adaptive_blocks);
   while (v.problems.empty()) {
     const AdaptiveBlocks blocks = adaptive_blocks(plan, v.outcomes);
     std::set<std::string> done;
@@ -46,7 +46,7 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerS
     // A failed arm stops the extension: the next decision would rest on a missing arm. Resume
     // measures it again and continues.
     if (s.failed > 0 || s.ran == 0) break;
-    v = validate_run(run_dir, plan, &v);
+    v = validate_run(run_dir, plan, adaptive_blocks, &v);
   }
   return ran;
 }

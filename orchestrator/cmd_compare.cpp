@@ -9,6 +9,7 @@
 #include "conclude.hpp"
 #include "exit_codes.hpp"
 #include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
 #include "report/comparison.hpp"
 #include "report/report_builder.hpp"
 #include "run_command.hpp"
@@ -31,7 +32,7 @@ struct CompareFlags {
 // The report of one run, or nothing when it fails validation (its problems are printed).
 std::optional<Report> verified_report(const fs::path& dir, const StatsOptions& stats) {
   Plan plan = load_plan(dir);
-  Validation v = validate_run(dir, plan);
+  Validation v = validate_run(dir, plan, adaptive_blocks);
   if (!v.problems.empty()) {
     std::cerr << "abharness: compare: run " << dir.string() << " (" << plan.run_id
               << ") is refused:\n";

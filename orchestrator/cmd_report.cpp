@@ -2,6 +2,7 @@
 // that run and resume share with it.
 #include "conclude.hpp"
 #include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
 #include "report/report_render.hpp"
 #include "run_command.hpp"
 
@@ -46,7 +47,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   c->footer("Example:\n  abharness report runs/20261129-120000-abc123 --noise-band 0.02");
   c->callback([dir, flags, &exit_code] {
     Plan plan = load_plan(*dir);
-    exit_code = conclude(*dir, plan, validate_run(*dir, plan), *flags);
+    exit_code = conclude(*dir, plan, validate_run(*dir, plan, adaptive_blocks), *flags);
   });
 }
 

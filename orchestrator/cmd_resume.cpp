@@ -11,6 +11,7 @@
 #include "paths.hpp"
 #include "planner.hpp"
 #include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
 #include "run_command.hpp"
 #include "run_lock.hpp"
 #include "sweep.hpp"
@@ -38,7 +39,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   if (requested) check_same_sweep(run_dir, plan, *requested);
   const fs::path worker = worker_binary();
   check_resumable(run_dir, plan, worker);
-  Validation before = validate_run(run_dir, plan);
+  Validation before = validate_run(run_dir, plan, adaptive_blocks);
   // A lane that runs elsewhere (a Slurm job that outlived its orchestrator) may be writing one
   // of these right now: its own next job removes the ones it left.
   if (!launcher_places_lanes(plan.launcher))
@@ -59,7 +60,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   // An interrupted extension continues; a block still waiting on a failed arm does not.
   if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
     run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(flags));
-  return conclude(run_dir, plan, validate_run(run_dir, plan, &before), flags);
+  return conclude(run_dir, plan, validate_run(run_dir, plan, adaptive_blocks, &before), flags);
 }
 
 void add_resume_command(CLI::App& app, int& exit_code) {

@@ -9,6 +9,7 @@
 #include "launcher.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
+#include "report/adaptive.hpp"
 #include "run_command.hpp"
 #include "run_lock.hpp"
 #include "sweep.hpp"
@@ -50,7 +51,7 @@ int start_run(RunFlags f) {
   // A failed or lost arm stops the extension: the next decision would rest on a missing arm.
   if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
     run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(f.report));
-  return conclude(run_dir, plan, validate_run(run_dir, plan), f.report);
+  return conclude(run_dir, plan, validate_run(run_dir, plan, adaptive_blocks), f.report);
 }
 
 void add_measure_flags(CLI::App& c, MeasureSettings& s) {

@@ -5,6 +5,7 @@
 #include "conclude.hpp"
 #include "exit_codes.hpp"
 #include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
 #include "run_command.hpp"
 
 namespace abh {
@@ -18,7 +19,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "digest that reports quote; exit 3 names each file and field that failed.");
   c->callback([dir, &exit_code] {
     Plan plan = load_plan(*dir);
-    Validation v = validate_run(*dir, plan);
+    Validation v = validate_run(*dir, plan, adaptive_blocks);
     if (!v.problems.empty()) {
       print_problems(v);
       exit_code = exit_code::kProvenance;

@@ -24,24 +24,6 @@ const std::map<std::string, Pattern>& registry() {
 
 }  // namespace
 
-json to_json(const StatsOptions& o) {
-  return json{{"noise_band", o.noise_band},
-              {"confidence", o.confidence},
-              {"resamples", o.resamples},
-              {"seed", o.seed},
-              {"clock_normalize", o.clock_normalize}};
-}
-
-StatsOptions stats_options_from_json(const json& j, const std::string& w) {
-  StatsOptions o;
-  o.noise_band = field<double>(j, "noise_band", w);
-  o.confidence = field<double>(j, "confidence", w);
-  o.resamples = field<int>(j, "resamples", w);
-  o.seed = field<std::uint64_t>(j, "seed", w);
-  o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
-  return o;
-}
-
 json to_json(const ScheduleOptions& o) {
   return json{{"name", o.name},
               {"rounds", o.rounds},

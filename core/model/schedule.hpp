@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/grid.hpp"
-#include "stats/statistics.hpp"
+#include "model/stats_options.hpp"
 #include "system/json_io.hpp"
 
 namespace abh {
@@ -50,10 +50,6 @@ struct ScheduleOptions {
 // The "schedule" object of plan.json and of report.json's provenance.
 json to_json(const ScheduleOptions& o);
 ScheduleOptions schedule_options_from_json(const json& j, const std::string& where);
-
-// The "decision" object of the schedule and the "stats" object of report.json.
-json to_json(const StatsOptions& o);
-StatsOptions stats_options_from_json(const json& j, const std::string& where);
 
 // Returns the tasks in execution order (shape by shape; the arms of a shape back to back), the
 // planned blocks of each shape followed by its until_decided conditional blocks. Throws

@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 
-#include "report/adaptive.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/run_dir_fs.hpp"
@@ -354,12 +353,14 @@ void check_plugins(const fs::path& run_dir, const RunDirFs& run, const Plan& pla
   }
 }
 
-// Adaptive rounds: only the conditional blocks the rule calls for count (report/adaptive.hpp). A
-// result for any other one is a problem: it measured a block that should not have run. A
-// required block without a result stays an outcome without one: the sweep is incomplete.
-void keep_required_blocks(const fs::path& run_dir, const Plan& plan, Validation& v) {
+// Adaptive rounds: only the conditional blocks the rule calls for count. A result for any other
+// one is a problem: it measured a block that should not have run. A required block without a
+// result stays an outcome without one: the sweep is incomplete.
+void keep_required_blocks(const fs::path& run_dir, const Plan& plan, const BlockRule& rule,
+                          Validation& v) {
   if (plan.schedule.until_decided == 0) return;
-  const AdaptiveBlocks blocks = adaptive_blocks(plan, v.outcomes);
+  if (!rule) throw Error("validating " + run_dir.string() + ": no rule for its adaptive blocks");
+  const AdaptiveBlocks blocks = rule(plan, v.outcomes);
   std::vector<ArmOutcome> kept;
   for (auto& o : v.outcomes) {
     // While an earlier arm has no valid result the rule cannot decide these blocks yet (the sweep
@@ -382,7 +383,7 @@ void keep_required_blocks(const fs::path& run_dir, const Plan& plan, Validation&
 
 }  // namespace
 
-Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
+Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read, const BlockRule& blocks,
                         const Validation* earlier) {
   Validation v;
   const RunDirFs run(run_dir);
@@ -434,7 +435,7 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read,
   }
   check_shape_placement(v, v.problems);
   v.result_set_digest = set_digest.hex();
-  keep_required_blocks(run_dir, plan, v);
+  keep_required_blocks(run_dir, plan, blocks, v);
   return v;
 }
 

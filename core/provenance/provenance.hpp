@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/adaptive_blocks.hpp"
 #include "model/outcome.hpp"
 #include "model/plan.hpp"
 
@@ -36,7 +37,7 @@ struct FileStamp {
 
 struct Validation {
   // One per task in effect, in plan order: every planned task, and the conditional blocks the
-  // adaptive rule calls for (report/adaptive.hpp).
+  // adaptive rule calls for (model/adaptive_blocks.hpp).
   std::vector<ArmOutcome> outcomes;
   std::vector<ProvenanceProblem> problems;
   std::vector<std::string> leftovers;       // interrupted atomic writes (hidden temp files)
@@ -60,8 +61,9 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
 // built plugin the plan records against its digest. Failure records under logs/ (from crashed,
 // hung or wrong arms) become outcomes with a failure reason. With `earlier` (a validation made by
 // this process of the same run), results it passed that are unchanged on disk are reused, not
-// re-read.
+// re-read. `blocks` decides which conditional blocks of an adaptive plan are in effect (the
+// commands pass report/adaptive.hpp's adaptive_blocks); a plan without any never calls it.
 Validation validate_run(const std::filesystem::path& run_dir, const Plan& plan,
-                        const Validation* earlier = nullptr);
+                        const BlockRule& blocks, const Validation* earlier = nullptr);
 
 }  // namespace abh

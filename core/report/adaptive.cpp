@@ -6,10 +6,6 @@
 
 namespace abh {
 
-bool in_effect(const Task& t, const AdaptiveBlocks& blocks) {
-  return !t.conditional || blocks.required.count({t.shape, t.round}) > 0;
-}
-
 AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& outcomes) {
   AdaptiveBlocks b;
   const int first = plan.schedule.rounds, end = first + plan.schedule.until_decided;

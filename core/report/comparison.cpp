@@ -37,18 +37,6 @@ ComparedRun compared_run(const Report& r) {
   return c;
 }
 
-ComparedCell compared_cell(const ShapeRow& row) {
-  ComparedCell c;
-  c.present = true;
-  c.verdict = row.verdict;
-  c.failure = row.failure;
-  c.speedup = row.speedup;
-  c.ci = row.ci;
-  c.baseline_ns = row.baseline_ns;
-  c.candidate_ns = row.candidate_ns;
-  return c;
-}
-
 // What differs between the runs besides the machine and the time, said once each.
 std::vector<std::string> differences(const std::vector<ComparedRun>& runs,
                                      const std::vector<ComparedShape>& shapes) {
@@ -64,7 +52,7 @@ std::vector<std::string> differences(const std::vector<ComparedRun>& runs,
   int partial = 0;
   for (const auto& s : shapes)
     for (const auto& c : s.runs)
-      if (!c.present) {
+      if (!c) {
         ++partial;
         break;
       }
@@ -88,7 +76,7 @@ Comparison build_comparison(const std::vector<Report>& reports) {
       auto [it, fresh] = index.emplace(row.shape, c.shapes.size());
       if (fresh)
         c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(reports.size())});
-      c.shapes[it->second].runs[run] = compared_cell(row);
+      c.shapes[it->second].runs[run] = static_cast<const ShapeEstimate&>(row);
     }
   }
   c.notes = differences(c.runs, c.shapes);
@@ -127,32 +115,17 @@ ComparedRun compared_run_from_json(const json& j, const std::string& w) {
   return r;
 }
 
+// A cell is its shape's estimate in that run, flagged present, or the flag alone.
 json to_json(const ComparedCell& c) {
-  if (!c.present) return json{{"present", false}};
-  return json{{"present", true},
-              {"verdict", to_string(c.verdict)},
-              {"failure", c.failure},
-              {"speedup", opt_json(c.speedup)},
-              {"ci", opt_json(c.ci)},
-              {"baseline_ns", opt_json(c.baseline_ns)},
-              {"candidate_ns", opt_json(c.candidate_ns)}};
+  if (!c) return json{{"present", false}};
+  json j = to_json(*c);
+  j["present"] = true;
+  return j;
 }
 
 ComparedCell compared_cell_from_json(const json& j, const std::string& w) {
-  ComparedCell c;
-  c.present = field<bool>(j, "present", w);
-  if (!c.present) return c;
-  try {
-    c.verdict = verdict_from_string(field<std::string>(j, "verdict", w));
-  } catch (const Error&) {
-    rethrow_with_context(w + ": field 'verdict'");
-  }
-  c.failure = field<std::string>(j, "failure", w);
-  c.speedup = opt_number(j, "speedup", w);
-  c.ci = opt_interval(j, "ci", w);
-  c.baseline_ns = opt_number(j, "baseline_ns", w);
-  c.candidate_ns = opt_number(j, "candidate_ns", w);
-  return c;
+  if (!field<bool>(j, "present", w)) return std::nullopt;
+  return shape_estimate_from_json(j, w);
 }
 
 }  // namespace

@@ -34,16 +34,9 @@ struct ComparedRun {
   bool operator==(const ComparedRun&) const = default;
 };
 
-// One shape in one run.
-struct ComparedCell {
-  bool present = false;  // the run measured this shape; nothing below is set otherwise
-  Verdict verdict = Verdict::failed;
-  std::string failure;  // verdict failed: why
-  std::optional<double> speedup;
-  std::optional<Interval> ci;
-  std::optional<double> baseline_ns, candidate_ns;
-  bool operator==(const ComparedCell&) const = default;
-};
+// One shape in one run: what that run's report concluded, or empty when the run did not measure
+// the shape.
+using ComparedCell = std::optional<ShapeEstimate>;
 
 struct ComparedShape {
   std::string shape;

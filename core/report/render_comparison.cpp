@@ -24,14 +24,14 @@ const char* const kExplanation =
     "numbers is not a measured speedup and has no interval.";
 
 std::string speedup_text(const ComparedCell& c) {
-  if (!c.present) return "not in run";
-  if (!c.speedup) return "failed";
-  return fmt::ratio(*c.speedup) + " " + fmt::interval(*c.ci) + " " + to_string(c.verdict);
+  if (!c) return "not in run";
+  if (!c->speedup) return "failed";
+  return fmt::ratio(*c->speedup) + " " + fmt::interval(*c->ci) + " " + to_string(c->verdict);
 }
 
-std::string time_text(const ComparedCell& c, const std::optional<double> ComparedCell::*field) {
-  if (!c.present) return "not in run";
-  const auto& v = c.*field;
+std::string time_text(const ComparedCell& c, const std::optional<double> ShapeEstimate::*field) {
+  if (!c) return "not in run";
+  const auto& v = (*c).*field;
   return v ? fmt::duration(*v) : "-";
 }
 
@@ -62,8 +62,8 @@ std::string render_terminal_comparison(const Comparison& c) {
     std::vector<text_table::Cell> cells{{fmt::one_line(s.shape)}};
     for (const auto& cell : s.runs)
       cells.insert(cells.end(), {{speedup_text(cell)},
-                                 {time_text(cell, &ComparedCell::baseline_ns)},
-                                 {time_text(cell, &ComparedCell::candidate_ns)}});
+                                 {time_text(cell, &ShapeEstimate::baseline_ns)},
+                                 {time_text(cell, &ShapeEstimate::candidate_ns)}});
     rows.push_back(std::move(cells));
   }
   return out + "\n" + text_table::render(rows, false);
@@ -106,9 +106,9 @@ std::string render_markdown_comparison(const Comparison& c) {
     out += "| " + code(s.shape) + " |";
     for (const auto& cell : s.runs)
       out += " " +
-             (cell.present ? time_text(cell, &ComparedCell::baseline_ns) + " / " +
-                                 time_text(cell, &ComparedCell::candidate_ns)
-                           : std::string("not in run")) +
+             (cell ? time_text(cell, &ShapeEstimate::baseline_ns) + " / " +
+                         time_text(cell, &ShapeEstimate::candidate_ns)
+                   : std::string("not in run")) +
              " |";
     out += "\n";
   }
@@ -128,15 +128,15 @@ std::string render_csv_comparison(const Comparison& c) {
   for (const auto& s : c.shapes) {
     std::vector<std::string> cells{s.shape, s.label};
     for (const auto& cell : s.runs) {
-      if (!cell.present) {
+      if (!cell) {
         cells.push_back("false");
         cells.insert(cells.end(), kColumns.size() - 1, "");
         continue;
       }
-      cells.insert(cells.end(),
-                   {"true", to_string(cell.verdict), csv_number(cell.speedup),
-                    cell.ci ? fmt::exact(cell.ci->lo) : "", cell.ci ? fmt::exact(cell.ci->hi) : "",
-                    csv_number(cell.baseline_ns), csv_number(cell.candidate_ns)});
+      cells.insert(cells.end(), {"true", to_string(cell->verdict), csv_number(cell->speedup),
+                                 cell->ci ? fmt::exact(cell->ci->lo) : "",
+                                 cell->ci ? fmt::exact(cell->ci->hi) : "",
+                                 csv_number(cell->baseline_ns), csv_number(cell->candidate_ns)});
     }
     out += fmt::csv_row(cells);
   }
@@ -158,7 +158,8 @@ std::string render_svg_comparison(const Comparison& c) {
   std::vector<double> values;
   for (const auto& s : c.shapes)
     for (const auto& cell : s.runs)
-      if (cell.speedup) values.insert(values.end(), {*cell.speedup, cell.ci->lo, cell.ci->hi});
+      if (cell && cell->speedup)
+        values.insert(values.end(), {*cell->speedup, cell->ci->lo, cell->ci->hi});
   const svg::Scale x = svg::speedup_scale(values, c.stats.noise_band, kLabelW, kWidth - kValueW);
   auto colour = [&](std::size_t run) { return kColours[run % kColours.size()]; };
 
@@ -195,17 +196,18 @@ std::string render_svg_comparison(const Comparison& c) {
       const double cy = y0 + kGap / 2 + kBar * (static_cast<double>(i) + 0.5);
       o += "<g class=\"run\"><title>" +
            xml(shape.shape + " [" + std::to_string(i + 1) + "] " + speedup_text(cell)) + "</title>";
-      if (cell.speedup) {
-        const double bx = std::min(x(1), x(*cell.speedup)), bw = std::abs(x(*cell.speedup) - x(1));
+      const std::optional<double> speedup = cell ? cell->speedup : std::nullopt;
+      if (speedup) {
+        const double bx = std::min(x(1), x(*speedup)), bw = std::abs(x(*speedup) - x(1));
         o += "<rect class=\"bar\" x=\"" + num(bx) + "\" y=\"" + num(cy - kBar * 0.35) +
              "\" width=\"" + num(bw) + "\" height=\"" + num(kBar * 0.7) + "\" fill=\"" + colour(i) +
-             "\"/><path class=\"ci\" d=\"M " + num(x(cell.ci->lo)) + " " + num(cy) + " H " +
-             num(x(cell.ci->hi)) + "\" stroke=\"#000000\"/>";
+             "\"/><path class=\"ci\" d=\"M " + num(x(cell->ci->lo)) + " " + num(cy) + " H " +
+             num(x(cell->ci->hi)) + "\" stroke=\"#000000\"/>";
       }
       o += "<text x=\"" + num(x.x1 + 8) + "\" y=\"" + num(cy + 4) + "\" font-size=\"10\">" +
-           xml(cell.speedup   ? fmt::ratio(*cell.speedup)
-               : cell.present ? "failed"
-                              : "not in run") +
+           xml(speedup ? fmt::ratio(*speedup)
+               : cell  ? "failed"
+                       : "not in run") +
            "</text></g>";
     }
     o += "</g>\n";

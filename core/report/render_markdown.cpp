@@ -109,10 +109,8 @@ std::string shape_table(const Report& r) {
   }
   out += "\n";
   if (sol) out += esc(fmt::sol_legend(r)) + ".\n\n";
-  for (const auto& note : r.sol.notes)
-    out += "Speed of light not available: " + esc(note) + ".\n\n";
-  for (const auto& note : fmt::clock_notes(r)) out += "Clock: " + esc(note) + ".\n\n";
-  for (const auto& note : fmt::interval_notes(r)) out += "Interval: " + esc(note) + ".\n\n";
+  for (const auto& note : r.notes)
+    out += fmt::note_heading(topic(note), true) + ": " + esc(fmt::note_text(note)) + ".\n\n";
   return out;
 }
 
@@ -189,11 +187,12 @@ std::string provenance(const Report& r) {
   out += "- Command: " + code(join(p.command, " ")) + "\n";
   out += "- Repository: " + code(p.repo) + ", plugin target " + code(p.plugin_target) + "\n";
   for (const auto& v : p.variants) {
-    out += "- " + esc(v.name) + ": requested " + code(v.requested) + ", " + esc(v.kind) + " " +
-           code(v.commit) + ", source digest " + code(v.source_digest);
-    if (v.kind == "worktree")
-      out += " (tracked diff " + code(v.tracked_diff_sha256) + ", untracked " +
-             code(v.untracked_sha256) + ")";
+    const SourceIdentity& id = v.source;
+    out += "- " + esc(v.name) + ": requested " + code(id.requested) + ", " + esc(id.kind) + " " +
+           code(id.commit) + ", source digest " + code(id.digest);
+    if (id.kind == "worktree")
+      out += " (tracked diff " + code(id.tracked_diff_sha256) + ", untracked " +
+             code(id.untracked_sha256) + ")";
     out += ", plugin SHA-256 " + code(v.plugin_sha256) + "\n";
   }
   out += "- Worker SHA-256: " + code(p.worker_sha256) + "\n";

@@ -159,10 +159,10 @@ std::string provenance(const Report& r) {
   out += "- Repository " + code(clip(p.repo)) + ", plugin target " +
          code(clip(p.plugin_target, 60)) + "\n";
   for (const auto& v : p.variants)
-    out += "- " + esc(clip(v.name, 20)) + ": " + code(clip(v.requested, 80)) + " = " +
-           esc(clip(v.kind, 20)) + " " + code(clip(v.commit, 64)) + ", source digest " +
-           code(clip(v.source_digest, 64)) + ", plugin SHA-256 " + code(clip(v.plugin_sha256, 64)) +
-           "\n";
+    out += "- " + esc(clip(v.name, 20)) + ": " + code(clip(v.source.requested, 80)) + " = " +
+           esc(clip(v.source.kind, 20)) + " " + code(clip(v.source.commit, 64)) +
+           ", source digest " + code(clip(v.source.digest, 64)) + ", plugin SHA-256 " +
+           code(clip(v.plugin_sha256, 64)) + "\n";
   out += "- Worker SHA-256 " + code(clip(p.worker_sha256, 64)) + "\n";
   for (std::size_t i = 0; i < p.machine.size() && i < kMachines; ++i) {
     const Environment& m = p.machine[i];

@@ -152,13 +152,12 @@ std::string layer_sums(const Report& r) {
   return out;
 }
 
-// Speed-of-light and clock notes, failed shapes and throttled arms.
+// The report's notes, failed shapes and throttled arms.
 std::string notes(const Report& r) {
   std::string out;
-  for (const auto& note : r.sol.notes)
-    out += "speed-of-light not available: " + fmt::one_line(note) + "\n";
-  for (const auto& note : fmt::clock_notes(r)) out += "clock: " + fmt::one_line(note) + "\n";
-  for (const auto& note : fmt::interval_notes(r)) out += "interval: " + note + "\n";
+  for (const auto& note : r.notes)
+    out +=
+        fmt::note_heading(topic(note), false) + ": " + fmt::one_line(fmt::note_text(note)) + "\n";
 
   bool failed_header = false;
   for (const auto& row : r.shapes) {

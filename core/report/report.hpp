@@ -12,9 +12,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "model/environment.hpp"
+#include "model/identity.hpp"
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
 #include "stats/statistics.hpp"
@@ -51,10 +53,9 @@ struct ArmStats {
   bool operator==(const ArmStats&) const = default;
 };
 
-struct ShapeRow {
-  std::string shape;
-  std::string label;
-  std::vector<ArmStats> arms;  // in execution order
+// What a run concluded about one shape: its verdict and, when the shape was compared, its times,
+// speedup and interval. A comparison across runs (comparison.hpp) shows this much of each run.
+struct ShapeEstimate {
   Verdict verdict = Verdict::failed;
   std::string failure;  // verdict failed: which arm(s) and why
   // Set exactly when the verdict is not failed:
@@ -62,6 +63,13 @@ struct ShapeRow {
   std::optional<double> candidate_ns;  // mean of the B arms' medians
   std::optional<double> speedup;       // baseline_ns / candidate_ns (> 1: candidate faster)
   std::optional<Interval> ci;
+  bool operator==(const ShapeEstimate&) const = default;
+};
+
+struct ShapeRow : ShapeEstimate {
+  std::string shape;
+  std::string label;
+  std::vector<ArmStats> arms;   // in execution order
   std::optional<double> drift;  // last A / first A (statistics.hpp); absent with one A arm
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
   // one moderated with the run's other shapes that the interval used.
@@ -71,7 +79,7 @@ struct ShapeRow {
   // all its samples' clocks, to which every sample was moved.
   std::optional<double> reference_mhz;
   // Candidate arms' median clock / baseline arms' - 1, when clocks were recorded. One shape's gap
-  // is mostly arm-to-arm clock wander; averaged over shapes (the report's clock note) it shows a
+  // is mostly arm-to-arm clock wander; averaged over shapes (note::ClockGap) it shows a
   // candidate that draws more power and, at the power cap, keeps less of its speedup.
   std::optional<double> clock_gap;
   // Speed of light (stats/roofline.hpp) on the shape's GPU; absent when it cannot be computed.
@@ -108,12 +116,10 @@ struct Summary {
 };
 
 struct VariantProvenance {
-  std::string name;       // baseline | candidate
-  std::string requested;  // what the user typed
-  std::string kind;       // commit | worktree
-  std::string commit;
-  std::string source_digest;
-  std::string tracked_diff_sha256, untracked_sha256;  // worktree only
+  std::string name;  // baseline | candidate
+  // What was measured, as the plan recorded it. report.json holds it without the submodules,
+  // which its digest covers (plan.json lists them).
+  SourceIdentity source;
   std::string plugin_sha256;
   std::string toolchain_id;
   bool operator==(const VariantProvenance&) const = default;
@@ -165,6 +171,47 @@ struct LayerSummary {
   bool operator==(const LayerSummary&) const = default;
 };
 
+// The notes a report makes about its own figures (report_notes.hpp): a closed set of kinds, each
+// with the data it states. Every format words them alike (fmt::note_text in report_render.hpp).
+namespace note {
+// Why shapes have no speed-of-light time: one of SpeedOfLight::notes.
+struct NoSpeedOfLight {
+  std::string reason;
+  bool operator==(const NoSpeedOfLight&) const = default;
+};
+// `shapes` shapes were compared at one SM clock each (ShapeRow::reference_mhz); their reference
+// clocks span lo_mhz..hi_mhz.
+struct AtOneClock {
+  int shapes = 0;
+  double lo_mhz = 0, hi_mhz = 0;
+  bool operator==(const AtOneClock&) const = default;
+};
+// A shape compared as measured while clock normalization was on, because only some of its arms
+// recorded clock readings: the others.
+struct NotAtOneClock {
+  std::string shape;
+  std::vector<std::string> unclocked_arms;
+  bool operator==(const NotAtOneClock&) const = default;
+};
+// The geometric mean of ShapeRow::clock_gap over the `shapes` shapes that have one: below 0 the
+// candidate's arms ran at lower clocks than the baseline's.
+struct ClockGap {
+  int shapes = 0;
+  double mean = 0;
+  bool operator==(const ClockGap&) const = default;
+};
+// `shapes` undecided shapes (the first of them named) know how much whole arms differ from at
+// most `df` (< 4) degrees of freedom, which widens their intervals.
+struct FewArmDegrees {
+  int shapes = 0;
+  std::string first_shape;
+  double df = 0;
+  bool operator==(const FewArmDegrees&) const = default;
+};
+}  // namespace note
+using ReportNote = std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock,
+                                note::ClockGap, note::FewArmDegrees>;
+
 struct Report {
   int schema_version = 0;
   StatsOptions stats;
@@ -173,6 +220,9 @@ struct Report {
   SpeedOfLight sol;
   std::optional<LayerSummary> layer;  // present when the plan has model-grid GEMMs
   Provenance provenance;
+  // report_notes(*this), in the order renderers show them. Derived from the fields above, so
+  // report.json does not store them: report_from_json derives them again.
+  std::vector<ReportNote> notes;
 };
 
 }  // namespace abh

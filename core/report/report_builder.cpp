@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "report/layer_summary.hpp"
+#include "report/report_notes.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -240,9 +241,7 @@ Provenance provenance(const Plan& plan, const std::string& result_set_digest) {
   p.worker_sha256 = plan.worker_sha256;
   p.result_set_digest = result_set_digest;
   for (const auto& v : plan.variants)
-    p.variants.push_back({v.name, v.source.requested, v.source.kind, v.source.commit,
-                          v.source.digest, v.source.tracked_diff_sha256, v.source.untracked_sha256,
-                          v.plugin_sha256, v.toolchain_id});
+    p.variants.push_back({v.name, v.source, v.plugin_sha256, v.toolchain_id});
   p.machine = plan.machine;
   p.settings = plan.settings;
   p.schedule = plan.schedule;
@@ -284,6 +283,7 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   r.sol = add_speed_of_light(plan, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);
+  r.notes = report_notes(r);
   return r;
 }
 

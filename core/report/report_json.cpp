@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "report/report_notes.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -39,6 +40,27 @@ std::optional<Interval> opt_interval(const json& j, const char* key, const std::
   const json& v = member(j, key, where);
   if (v.is_null()) return std::nullopt;
   return {{field<double>(v, "lo", where + "." + key), field<double>(v, "hi", where + "." + key)}};
+}
+
+json to_json(const ShapeEstimate& e) {
+  return json{{"verdict", to_string(e.verdict)},        {"failure", e.failure},
+              {"baseline_ns", opt_json(e.baseline_ns)}, {"candidate_ns", opt_json(e.candidate_ns)},
+              {"speedup", opt_json(e.speedup)},         {"ci", opt_json(e.ci)}};
+}
+
+ShapeEstimate shape_estimate_from_json(const json& j, const std::string& w) {
+  ShapeEstimate e;
+  try {
+    e.verdict = verdict_from_string(field<std::string>(j, "verdict", w));
+  } catch (const Error&) {
+    rethrow_with_context(w + ": field 'verdict'");
+  }
+  e.failure = field<std::string>(j, "failure", w);
+  e.baseline_ns = opt_number(j, "baseline_ns", w);
+  e.candidate_ns = opt_number(j, "candidate_ns", w);
+  e.speedup = opt_number(j, "speedup", w);
+  e.ci = opt_interval(j, "ci", w);
+  return e;
 }
 
 namespace {
@@ -128,40 +150,27 @@ void read_arm_variation(const json& j, const std::string& w, ShapeRow& r) {
 json to_json(const ShapeRow& r) {
   json arms = json::array();
   for (const auto& a : r.arms) arms.push_back(to_json(a));
-  return json{{"shape", r.shape},
-              {"label", r.label},
-              {"verdict", to_string(r.verdict)},
-              {"failure", r.failure},
-              {"baseline_ns", opt_json(r.baseline_ns)},
-              {"candidate_ns", opt_json(r.candidate_ns)},
-              {"speedup", opt_json(r.speedup)},
-              {"ci", opt_json(r.ci)},
-              {"drift", opt_json(r.drift)},
-              {"arm_variation", arm_variation_json(r)},
-              {"throttled_arms", r.throttled_arms},
-              {"reference_mhz", opt_json(r.reference_mhz)},
-              {"clock_gap", opt_json(r.clock_gap)},
-              {"arms", arms},
-              {"sol_ns", opt_json(r.sol_ns)},
-              {"sol_bound", r.sol_bound.empty() ? json() : json(r.sol_bound)},
-              {"baseline_sol_fraction", opt_json(r.baseline_sol_fraction)},
-              {"candidate_sol_fraction", opt_json(r.candidate_sol_fraction)}};
+  json j = to_json(static_cast<const ShapeEstimate&>(r));
+  j.update(json{{"shape", r.shape},
+                {"label", r.label},
+                {"drift", opt_json(r.drift)},
+                {"arm_variation", arm_variation_json(r)},
+                {"throttled_arms", r.throttled_arms},
+                {"reference_mhz", opt_json(r.reference_mhz)},
+                {"clock_gap", opt_json(r.clock_gap)},
+                {"arms", arms},
+                {"sol_ns", opt_json(r.sol_ns)},
+                {"sol_bound", r.sol_bound.empty() ? json() : json(r.sol_bound)},
+                {"baseline_sol_fraction", opt_json(r.baseline_sol_fraction)},
+                {"candidate_sol_fraction", opt_json(r.candidate_sol_fraction)}});
+  return j;
 }
 
 ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   ShapeRow r;
   r.shape = field<std::string>(j, "shape", w);
   r.label = field<std::string>(j, "label", w);
-  try {
-    r.verdict = verdict_from_string(field<std::string>(j, "verdict", w));
-  } catch (const Error&) {
-    rethrow_with_context(w + ": field 'verdict'");
-  }
-  r.failure = field<std::string>(j, "failure", w);
-  r.baseline_ns = opt_number(j, "baseline_ns", w);
-  r.candidate_ns = opt_number(j, "candidate_ns", w);
-  r.speedup = opt_number(j, "speedup", w);
-  r.ci = opt_interval(j, "ci", w);
+  static_cast<ShapeEstimate&>(r) = shape_estimate_from_json(j, w);
   r.drift = opt_number(j, "drift", w);
   read_arm_variation(j, w, r);
   r.throttled_arms = string_array(j, "throttled_arms", w);
@@ -305,27 +314,30 @@ Summary summary_from_json(const json& j, const std::string& w) {
   return s;
 }
 
+// The source identity's fields beside the variant's own, flat, without the submodules.
 json to_json(const VariantProvenance& v) {
+  const SourceIdentity& id = v.source;
   return json{{"name", v.name},
-              {"requested", v.requested},
-              {"kind", v.kind},
-              {"commit", v.commit},
-              {"source_digest", v.source_digest},
-              {"tracked_diff_sha256", v.tracked_diff_sha256},
-              {"untracked_sha256", v.untracked_sha256},
+              {"requested", id.requested},
+              {"kind", id.kind},
+              {"commit", id.commit},
+              {"source_digest", id.digest},
+              {"tracked_diff_sha256", id.tracked_diff_sha256},
+              {"untracked_sha256", id.untracked_sha256},
               {"plugin_sha256", v.plugin_sha256},
               {"toolchain_id", v.toolchain_id}};
 }
 
 VariantProvenance variant_provenance_from_json(const json& j, const std::string& w) {
   VariantProvenance v;
+  SourceIdentity& id = v.source;
   v.name = field<std::string>(j, "name", w);
-  v.requested = field<std::string>(j, "requested", w);
-  v.kind = field<std::string>(j, "kind", w);
-  v.commit = field<std::string>(j, "commit", w);
-  v.source_digest = field<std::string>(j, "source_digest", w);
-  v.tracked_diff_sha256 = field<std::string>(j, "tracked_diff_sha256", w);
-  v.untracked_sha256 = field<std::string>(j, "untracked_sha256", w);
+  id.requested = field<std::string>(j, "requested", w);
+  id.kind = field<std::string>(j, "kind", w);
+  id.commit = field<std::string>(j, "commit", w);
+  id.digest = field<std::string>(j, "source_digest", w);
+  id.tracked_diff_sha256 = field<std::string>(j, "tracked_diff_sha256", w);
+  id.untracked_sha256 = field<std::string>(j, "untracked_sha256", w);
   v.plugin_sha256 = field<std::string>(j, "plugin_sha256", w);
   v.toolchain_id = field<std::string>(j, "toolchain_id", w);
   return v;
@@ -399,6 +411,7 @@ Report report_from_json(const json& j, const std::string& where) {
   if (j.contains("layer_summary"))
     r.layer = layer_summary_from_json(j["layer_summary"], where + ".layer_summary");
   r.provenance = provenance_from_json(object_field(j, "provenance", where), where + ".provenance");
+  r.notes = report_notes(r);
   return r;
 }
 

@@ -114,8 +114,8 @@ std::string short_id(const std::string& id) {
 }
 
 std::string variant_label(const VariantProvenance& v) {
-  std::string label = one_line(v.requested.empty() ? v.name : v.requested);
-  if (!v.commit.empty()) label += " (" + short_id(v.commit) + ")";
+  std::string label = one_line(v.source.requested.empty() ? v.name : v.source.requested);
+  if (!v.source.commit.empty()) label += " (" + short_id(v.source.commit) + ")";
   return label;
 }
 
@@ -184,74 +184,55 @@ std::string sol_legend(const Report& r) {
          join(r.sol.gpus, ", ") + ", from " + r.sol.table + " (docs/roofline.md)";
 }
 
-std::vector<std::string> interval_notes(const Report& r) {
-  std::vector<std::string> shapes;
-  double df = 0;
-  for (const auto& row : r.shapes)
-    if ((row.verdict == Verdict::ambiguous || row.verdict == Verdict::unstable) && row.variation &&
-        row.variation->df < 4) {
-      shapes.push_back(row.shape);
-      df = std::max(df, row.variation->df);
+std::string note_text(const ReportNote& n) {
+  struct Text {
+    std::string operator()(const note::NoSpeedOfLight& s) const { return s.reason; }
+    std::string operator()(const note::AtOneClock& c) const {
+      char range[64];
+      std::snprintf(range, sizeof range, c.lo_mhz == c.hi_mhz ? "%.0f MHz" : "%.0f-%.0f MHz",
+                    c.lo_mhz, c.hi_mhz);
+      return std::to_string(c.shapes) + " shape(s) compared at one SM clock each (" + range +
+             ", the median of the shape's samples): every sample was moved along its arm's "
+             "fitted time-clock line, as locked clocks would measure it; --raw-clocks compares "
+             "the times as measured (docs/statistics.md)";
     }
-  if (shapes.empty()) return {};
-  return {std::to_string(shapes.size()) + " undecided shape(s) (" + shapes.front() +
-          (shapes.size() > 1 ? ", ..." : "") + ") know how much whole arms differ from at most " +
-          fixed(df, 0) +
-          " degree(s) of freedom, which widens their intervals; more blocks narrow "
-          "them: --rounds N, or --until-decided N for the undecided shapes only "
-          "(docs/statistics.md#variation-between-arms)"};
+    std::string operator()(const note::NotAtOneClock& c) const {
+      return c.shape + " compared as measured, not at one clock: arm(s) " +
+             join(c.unclocked_arms, ", ") + " recorded no clock readings";
+    }
+    std::string operator()(const note::ClockGap& g) const {
+      std::string line = "the candidate's arms ran at a " + percent(std::fabs(g.mean), 1) +
+                         (g.mean < 0 ? " lower" : " higher") +
+                         " median SM clock than the baseline's, averaged over " +
+                         std::to_string(g.shapes) + " shape(s)";
+      if (g.mean < -0.01)
+        line +=
+            ": it likely draws more power, and at the power cap keeps less of its speedup "
+            "than the equal-clock figures say";
+      return line;
+    }
+    std::string operator()(const note::FewArmDegrees& d) const {
+      return std::to_string(d.shapes) + " undecided shape(s) (" + d.first_shape +
+             (d.shapes > 1 ? ", ..." : "") + ") know how much whole arms differ from at most " +
+             fixed(d.df, 0) +
+             " degree(s) of freedom, which widens their intervals; more blocks narrow "
+             "them: --rounds N, or --until-decided N for the undecided shapes only "
+             "(docs/statistics.md#variation-between-arms)";
+    }
+  };
+  return std::visit(Text{}, n);
 }
 
-std::vector<std::string> clock_notes(const Report& r) {
-  std::vector<std::string> out;
-  int normalized = 0;
-  double lo = 0, hi = 0;
-  for (const auto& row : r.shapes) {
-    if (!row.reference_mhz) continue;
-    lo = normalized == 0 ? *row.reference_mhz : std::min(lo, *row.reference_mhz);
-    hi = normalized == 0 ? *row.reference_mhz : std::max(hi, *row.reference_mhz);
-    ++normalized;
+std::string note_heading(NoteTopic t, bool sentence) {
+  switch (t) {
+    case NoteTopic::speed_of_light:
+      return sentence ? "Speed of light not available" : "speed-of-light not available";
+    case NoteTopic::clock:
+      return sentence ? "Clock" : "clock";
+    case NoteTopic::interval:
+      return sentence ? "Interval" : "interval";
   }
-  if (normalized > 0) {
-    char range[64];
-    std::snprintf(range, sizeof range, lo == hi ? "%.0f MHz" : "%.0f-%.0f MHz", lo, hi);
-    out.push_back(std::to_string(normalized) + " shape(s) compared at one SM clock each (" + range +
-                  ", the median of the shape's samples): every sample was moved along its arm's "
-                  "fitted time-clock line, as locked clocks would measure it; --raw-clocks "
-                  "compares the times as measured (docs/statistics.md)");
-  }
-  // Said, not silent: a shape that could not be compared at one clock because only some of its
-  // arms carry clock readings (results from before clocks were recorded, resumed into a run).
-  if (r.stats.clock_normalize)
-    for (const auto& row : r.shapes) {
-      if (row.reference_mhz || row.verdict == Verdict::failed) continue;
-      std::string unclocked;
-      std::size_t n = 0;
-      for (const auto& a : row.arms)
-        if (!a.median_mhz) unclocked += (n++ ? ", " : "") + a.arm;
-      if (n > 0 && n < row.arms.size())
-        out.push_back(row.shape + " compared as measured, not at one clock: arm(s) " + unclocked +
-                      " recorded no clock readings");
-    }
-  // One shape's gap is mostly the power controller's arm-to-arm wander (a few percent on an H200
-  // at its power cap, either way); averaged over shapes it says whether the candidate draws more.
-  double log_sum = 0;
-  int gaps = 0;
-  for (const auto& row : r.shapes)
-    if (row.clock_gap) log_sum += std::log1p(*row.clock_gap), ++gaps;
-  if (gaps > 0) {
-    const double mean = std::expm1(log_sum / gaps);
-    std::string line = "the candidate's arms ran at a " + percent(std::fabs(mean), 1) +
-                       (mean < 0 ? " lower" : " higher") +
-                       " median SM clock than the baseline's, averaged over " +
-                       std::to_string(gaps) + " shape(s)";
-    if (mean < -0.01)
-      line +=
-          ": it likely draws more power, and at the power cap keeps less of its speedup "
-          "than the equal-clock figures say";
-    out.push_back(line);
-  }
-  return out;
+  throw Error("note topic " + std::to_string(static_cast<int>(t)) + " has no heading");
 }
 
 std::string arm_clock(const ArmStats& a) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/report.hpp"
+#include "report/report_notes.hpp"
 
 namespace abh {
 
@@ -71,13 +72,12 @@ std::string sol_pair(const ShapeRow& row);
 std::string sol_legend(const Report& r);
 std::vector<std::string> layer_header();
 std::vector<std::string> layer_row(const PrecisionSum& p);
-// What clock normalization did to this report and the candidate's average clock against the
-// baseline's, one sentence per line (none for arms without clocked samples). arm_clock: an
-// arm's median clock and fitted slope, "1452 MHz, slope -0.98", or "-".
-std::vector<std::string> clock_notes(const Report& r);
-// Why undecided shapes have wide intervals when few arms measured how much whole arms differ, and
-// what to do (more blocks); none when no shape is undecided with fewer than 4 degrees of freedom.
-std::vector<std::string> interval_notes(const Report& r);
+// One of the report's notes (Report::notes) as one sentence without a final full stop, the same
+// in every format, and the words that head it by its topic (report_notes.hpp): "clock", or
+// "Clock" where the heading starts a sentence (Markdown).
+std::string note_text(const ReportNote& n);
+std::string note_heading(NoteTopic t, bool sentence);
+// An arm's median clock and fitted slope, "1452 MHz, slope -0.98", or "-".
 std::string arm_clock(const ArmStats& a);
 // Text from result files (failure reasons, notes) on one line, with control characters (terminal
 // escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.

@@ -22,21 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "model/stats_options.hpp"
+
 namespace abh {
-
-struct StatsOptions {
-  double noise_band = 0.01;  // ratios within [1 - band, 1 + band] count as "no change"
-  double confidence = 0.95;  // two-sided confidence level of the bootstrap intervals
-  int resamples = 2000;      // bootstrap replicates per shape
-  std::uint64_t seed = 1;    // fixed by default so that a report is reproducible
-  // Compare GPU arms at one SM clock (clock_adjusted below) when every arm of a shape recorded
-  // the clock of each sample; false compares the raw times.
-  bool clock_normalize = true;
-  bool operator==(const StatsOptions&) const = default;
-};
-
-// Rejects values that would make the statistics meaningless, naming the option and the fix.
-void validate(const StatsOptions& o);
 
 struct Interval {
   double lo = 0;

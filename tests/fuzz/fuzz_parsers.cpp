@@ -29,6 +29,7 @@
 #include "model/plan.hpp"
 #include "model/result.hpp"
 #include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
 #include "report/report_json.hpp"
 #include "report/report_render.hpp"
 #include "system/json_io.hpp"
@@ -467,7 +468,7 @@ int main(int argc, char** argv) {
                        // the seed result must not throw.
                        write_text(abh::result_path(dir, *task), result_seed.dump());
                        try {
-                         abh::validate_run(dir, p);
+                         abh::validate_run(dir, p, abh::adaptive_blocks);
                        } catch (const std::exception& e) {
                          property_failed(
                              "plan",
@@ -504,7 +505,7 @@ int main(int argc, char** argv) {
          if (++result_iter % 8 == 0) {
            write_text(result_file, text);
            try {
-             abh::Validation v = abh::validate_run(run_dir, plan);
+             abh::Validation v = abh::validate_run(run_dir, plan, abh::adaptive_blocks);
              if (text != result_seed.dump() && v.problems.empty() && v.complete() && !accepted)
                property_failed("result", "validate_run accepted a rejected result");
            } catch (const std::exception& e) {

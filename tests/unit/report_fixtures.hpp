@@ -391,4 +391,13 @@ inline std::vector<ArmOutcome> clocked_outcomes(const Plan& p, const double (&ar
   return out;
 }
 
+// clocked_outcomes of a one-shape ABA plan whose B arm is from before clocks were recorded: it
+// has no clock readings, so the shape cannot be compared at one clock.
+inline std::vector<ArmOutcome> outcomes_with_unclocked_b(const Plan& p) {
+  const double mhz[3] = {1500, 1450, 1425};
+  auto out = clocked_outcomes(p, mhz);
+  out[1].result->measurement.clock.sample_mhz.clear();
+  return out;
+}
+
 }  // namespace abh::test

@@ -39,15 +39,16 @@ TEST_CASE("comparison: shapes are matched by id across runs") {
     CHECK(c.shapes[s].shape == runs[0].shapes[s].shape);
     for (std::size_t r = 0; r < 2; ++r) {
       const ComparedCell& cell = c.shapes[s].runs[r];
-      CHECK(cell.present);
-      CHECK(cell.speedup == runs[r].shapes[s].speedup);
-      CHECK(cell.ci == runs[r].shapes[s].ci);
-      CHECK(cell.baseline_ns == runs[r].shapes[s].baseline_ns);
-      CHECK(cell.candidate_ns == runs[r].shapes[s].candidate_ns);
+      REQUIRE(cell);
+      CHECK(*cell == static_cast<const ShapeEstimate&>(runs[r].shapes[s]));
+      CHECK(cell->speedup == runs[r].shapes[s].speedup);
+      CHECK(cell->ci == runs[r].shapes[s].ci);
     }
   }
-  CHECK(c.shapes[3].runs[0].verdict == Verdict::failed);
-  CHECK_FALSE(c.shapes[3].runs[1].present);
+  REQUIRE(c.shapes[3].runs[0]);
+  CHECK(c.shapes[3].runs[0]->verdict == Verdict::failed);
+  CHECK(c.shapes[3].runs[0]->failure == runs[0].shapes[3].failure);
+  CHECK_FALSE(c.shapes[3].runs[1]);
   CHECK(c.notes == std::vector<std::string>{
                        "1 of 4 shape(s) are missing from some run (shown as \"not in run\")"});
   CHECK_THROWS_AS(build_comparison({runs[0]}), UsageError);
@@ -55,7 +56,7 @@ TEST_CASE("comparison: shapes are matched by id across runs") {
 
 TEST_CASE("comparison: runs of different revisions are said to be so") {
   auto runs = two_runs();
-  runs[1].provenance.variants[1].requested = "feature-x";
+  runs[1].provenance.variants[1].source.requested = "feature-x";
   Comparison c = build_comparison(runs);
   REQUIRE(c.notes.size() == 2);
   CHECK(c.notes[0].rfind("the runs compare different candidate revisions: ", 0) == 0);
@@ -101,7 +102,7 @@ TEST_CASE("comparison: every rendering says it compares runs, not an interleaved
   CHECK(rows[0].size() == 2 + 2 * 7);
   CHECK(rows[0][2] == "20260101-000000-abcd_present");
   CHECK(rows[4][2 + 7] == "false");  // the failed shape is not in run 2
-  CHECK(std::stod(rows[1][4]) == *c.shapes[0].runs[0].speedup);
+  CHECK(std::stod(rows[1][4]) == *c.shapes[0].runs[0]->speedup);
 
   const std::string svg = render_comparison(c, "svg");
   CHECK(check_xml(svg).front() == "svg");

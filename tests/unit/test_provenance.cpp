@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "model/plan.hpp"
 #include "model/result.hpp"
 #include "plan_fixture.hpp"
 #include "provenance/provenance.hpp"
+#include "report/adaptive.hpp"
 #include "system/json_io.hpp"
 #include "system/sha256.hpp"
 #include "test_support.hpp"
@@ -28,9 +30,9 @@ namespace {
 struct Run {
   test::TempDir tmp{"abh-provenance"};
   fs::path dir = tmp.path();
-  Plan plan = test::fixture_plan();
+  Plan plan;
 
-  Run() {
+  explicit Run(Plan planned = test::fixture_plan()) : plan(std::move(planned)) {
     // The built plugins the plan records: verify re-hashes them.
     for (const auto& v : plan.variants) test::write(dir / v.plugin, "plugin of " + v.name);
     write_plan();
@@ -44,7 +46,7 @@ struct Run {
     plan.file_sha256 = sha256_file(plan_path(dir));
   }
   fs::path file(const std::string& rel) const { return dir / rel; }
-  Validation validate() const { return validate_run(dir, plan); }
+  Validation validate() const { return validate_run(dir, plan, adaptive_blocks); }
 
   // Runs `change` on the parsed file and writes it back, leaving payload_sha256 as it was.
   void edit(const std::string& rel, const std::function<void(json&)>& change) {
@@ -392,6 +394,36 @@ TEST_CASE("provenance: an arm without a result carries its failure record or not
   CHECK(v.stamps.size() == 3);
 }
 
+TEST_CASE("provenance: conditional blocks count as the block rule it is given decides") {
+  // The fixture plan with one conditional block per shape after its planned one, every arm of
+  // both measured.
+  Plan adaptive = test::fixture_plan();
+  adaptive.schedule.until_decided = 1;
+  adaptive.tasks = make_schedule(adaptive.shapes, adaptive.schedule);
+  for (auto& t : adaptive.tasks) t.cpus = {1, 0};
+  Run run(adaptive);
+  int calls = 0;
+  const BlockRule only_m64 = [&](const Plan& plan, const std::vector<ArmOutcome>& outcomes) {
+    ++calls;
+    CHECK(plan.run_id == run.plan.run_id);
+    CHECK(outcomes.size() == plan.tasks.size());
+    AdaptiveBlocks b;
+    b.required.insert({"m64", 1});
+    return b;
+  };
+  Validation v = validate_run(run.dir, run.plan, only_m64);
+  CHECK(calls == 1);
+  // m32's conditional block ran though the rule did not call for it; m64's counts.
+  for (const char* arm : {"A3", "B2", "A4"})
+    CHECK(problems_of(v) == names({"unrequired-block", "results/m32/" + std::string(arm) + ".json",
+                                   "invocation.round"}));
+  CHECK(v.problems.size() == 3);
+  CHECK(v.outcomes.size() == 9);
+  for (const auto& o : v.outcomes) CHECK((!o.task.conditional || o.task.shape == "m64"));
+  CHECK_THROWS_WITH_AS(validate_run(run.dir, run.plan, nullptr),
+                       doctest::Contains("no rule for its adaptive blocks"), Error);
+}
+
 TEST_CASE("provenance: an earlier validation is reused only for files unchanged on disk") {
   Run run;
   Validation first = run.validate();
@@ -404,13 +436,13 @@ TEST_CASE("provenance: an earlier validation is reused only for files unchanged 
     test::write(run.file(kB), std::string(size, ' '));
     fs::last_write_time(run.file(kB), mtime);
     check_refused(run, {{"result-format", kB, ""}});
-    Validation again = validate_run(run.dir, run.plan, &first);
+    Validation again = validate_run(run.dir, run.plan, adaptive_blocks, &first);
     CHECK(problems_of(again) == "");
     CHECK(again.result_set_digest == first.result_set_digest);
   }
   SUBCASE("a file whose size changed is validated again") {
     run.edit(kB, [](json& j) { j["measurement"]["samples_ns"][0] = 1.0; });
-    Validation again = validate_run(run.dir, run.plan, &first);
+    Validation again = validate_run(run.dir, run.plan, adaptive_blocks, &first);
     CHECK(problems_of(again) == names({"payload-digest", kB, "payload_sha256"}));
   }
 }
@@ -474,7 +506,7 @@ struct SlurmRun {
 
 TEST_CASE("provenance: a Slurm run places each result on a node its lane recorded") {
   SlurmRun run;
-  Validation v = validate_run(run.dir, run.plan);
+  Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
   CHECK(problems_of(v) == "");
   CHECK(v.complete());
 }
@@ -496,7 +528,7 @@ TEST_CASE("provenance: lane-node refuses a result from a node no job of its lane
     run.write_on(run.task("m32", "B"), "node-9");
     found = "node-9";
   }
-  Validation v = validate_run(run.dir, run.plan);
+  Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
   CHECK(problems_of(v) == doctest::Contains("results/m32/B.json: lane-node (field "
                                             "'environment.hostname'): expected a node and GPU "
                                             "that a job of lane 0 recorded"));
@@ -514,7 +546,7 @@ TEST_CASE("provenance: lane-node still holds the rest of the machine to the plan
   r.environment.driver_version = "999.1";
   r.environment.libraries = libs;
   write_result(run.dir, result_rel(run.task("m64", "B")), r);
-  Validation v = validate_run(run.dir, run.plan);
+  Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
   CHECK(problems_of(v) ==
         names({"environment", "results/m64/B.json", "environment.driver_version"}));
 }
@@ -523,7 +555,7 @@ TEST_CASE("provenance: shape-split refuses the arms of one shape on two nodes") 
   SlurmRun run;
   run.record(0, "1002", "node-7");  // lane 0 restarted on another node
   run.write_on(run.task("m32", "A2"), "node-7");
-  Validation v = validate_run(run.dir, run.plan);
+  Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
   CHECK(problems_of(v) == names({"shape-split", "results/m32/A2.json", "environment"}));
   CHECK(problems_of(v) == doctest::Contains("node-0 GPU GPU-node-0"));
   CHECK(v.problems.size() == 1);
@@ -534,7 +566,7 @@ TEST_CASE("provenance: a Slurm result's CPUs are the ones its lane's job chose o
   SlurmRun run;
   // The plan names no CPUs: the planning machine's numbers mean nothing on the node.
   run.write_on(run.task("m32", "B"), "node-0", {6, 7});
-  Validation v = validate_run(run.dir, run.plan);
+  Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
   CHECK(problems_of(v) == names({"placement", "results/m32/B.json", "placement.cpus"}));
   CHECK(problems_of(v) ==
         doctest::Contains("expected 0-1 (chosen on the node by lane job 1000), found 6-7"));
@@ -546,13 +578,13 @@ TEST_CASE("provenance: a lane restarted on its node with other CPUs splits no sh
   run.record(0, "1002", "node-0", "", {5, 4});
   SUBCASE("one arm of the shape on the new CPUs: shape-split") {
     run.write_on(run.task("m32", "A2"), "node-0", {5, 4});
-    Validation v = validate_run(run.dir, run.plan);
+    Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
     CHECK(problems_of(v) == names({"shape-split", "results/m32/A2.json", "environment"}));
     CHECK(v.problems.size() == 1);
   }
   SUBCASE("the whole shape measured again there: valid") {
     for (const char* arm : {"A1", "B", "A2"}) run.write_on(run.task("m32", arm), "node-0", {5, 4});
-    Validation v = validate_run(run.dir, run.plan);
+    Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
     CHECK(problems_of(v) == "");
   }
 }
@@ -560,7 +592,7 @@ TEST_CASE("provenance: a lane restarted on its node with other CPUs splits no sh
 TEST_CASE("provenance: an unreadable node record is a problem, not a silent skip") {
   SlurmRun run;
   test::write(run.dir / "launcher" / "nodes" / "lane0-job1003-r0.json", "{ not json");
-  Validation v = validate_run(run.dir, run.plan);
+  Validation v = validate_run(run.dir, run.plan, adaptive_blocks);
   CHECK(problems_of(v) == doctest::Contains("launcher/nodes: lane-record"));
   CHECK_FALSE(v.complete());
 }

@@ -89,9 +89,14 @@ Report synthetic_report(int n, std::size_t id_len, bool hostile) {
   p.plugin_target = "cuda" + junk;
   p.command = std::vector<std::string>(200, "--flag" + junk);
   p.result_set_digest = "sha256:" + std::string(64, 'f');
-  for (const char* name : {"baseline", "candidate"})
-    p.variants.push_back({name, "branch" + junk, "commit", std::string(40, 'a'),
-                          std::string(64, 'd'), "", "", std::string(64, 'p'), "g++"});
+  for (const char* name : {"baseline", "candidate"}) {
+    SourceIdentity id;
+    id.requested = "branch" + junk;
+    id.kind = "commit";
+    id.commit = std::string(40, 'a');
+    id.digest = std::string(64, 'd');
+    p.variants.push_back({name, id, std::string(64, 'p'), "g++"});
+  }
   for (int g = 0; g < 16; ++g) {
     Environment e;
     e.hostname = "host" + junk;

@@ -63,7 +63,7 @@ TEST_CASE("report: per-shape speedups, verdicts and failed shapes") {
   // Provenance comes from the plan and the caller.
   CHECK(r.provenance.result_set_digest == "sha256:" + std::string(64, 'r'));
   CHECK(r.provenance.variants.size() == 2);
-  CHECK(r.provenance.variants[1].requested == kWorktree);
+  CHECK(r.provenance.variants[1].source.requested == kWorktree);
   CHECK(r.provenance.machine[0].gpu->uuid == "GPU-1234");
   CHECK(r.provenance.command.size() == 6);
 }
@@ -170,10 +170,7 @@ TEST_CASE("report: arms at different clocks are compared at one clock, unless as
 
 TEST_CASE("report: a shape with an unclocked arm is compared as measured, and says so") {
   Plan p = make_plan(1);
-  const double mhz[3] = {1500, 1450, 1425};
-  auto outcomes = clocked_outcomes(p, mhz);
-  outcomes[1].result->measurement.clock.sample_mhz.clear();  // B from before clocks were recorded
-  Report r = build_report(p, outcomes, {}, "d");
+  Report r = build_report(p, outcomes_with_unclocked_b(p), {}, "d");
   CHECK(!r.shapes[0].reference_mhz);
   CHECK(r.shapes[0].arms[1].median_ns == r.shapes[0].arms[1].raw_median_ns);
   const std::string term = render(r, "terminal", {});

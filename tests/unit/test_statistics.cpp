@@ -209,23 +209,6 @@ TEST_CASE("statistics: classify follows the band and the drift") {
   CHECK_THROWS_AS(verdict_from_string("better"), Error);
 }
 
-TEST_CASE("statistics: options are validated") {
-  StatsOptions o;
-  CHECK_NOTHROW(validate(o));
-  o.noise_band = -0.1;
-  CHECK_THROWS_AS(validate(o), UsageError);
-  o = {};
-  o.confidence = 1;
-  CHECK_THROWS_AS(validate(o), UsageError);
-  o = {};
-  o.resamples = 50;
-  CHECK_THROWS_AS(validate(o), UsageError);
-  o = {};
-  o.confidence = 0.999;
-  o.resamples = 1000;  // 0.5 replicates beyond each edge: too few
-  CHECK_THROWS_AS(validate(o), UsageError);
-}
-
 TEST_CASE("statistics: bootstrap_ratio point estimate, determinism and errors") {
   Aba s = make_aba(3, 41, 1000, 800, 0.01);
   StatsOptions opt;

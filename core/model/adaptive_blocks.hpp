@@ -1,0 +1,40 @@
+// Which conditional blocks of an adaptive run (`--until-decided N`, Task::conditional) are in
+// effect. The rule that decides it judges the results so far with the report's statistics
+// (report/adaptive.hpp); the sweep runs what it calls for and provenance validation accepts
+// exactly that. Validation lies below the report, so it takes the rule as a BlockRule from its
+// caller rather than calling up into report/.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/outcome.hpp"
+#include "model/plan.hpp"
+
+namespace abh {
+
+struct AdaptiveBlocks {
+  // (shape, block) of every conditional block the rule calls for.
+  std::set<std::pair<std::string, int>> required;
+  // The first conditional block that could not be decided yet, because an arm of an earlier block
+  // (one the plan or the rule requires) has no valid result; -1 when nothing waits. An arm that
+  // failed stops the extension until `resume` has measured it: the decision must rest on every
+  // arm before it, or a later resume could change a decision already acted on.
+  int waiting_at = -1;
+  // Why each block was called for: "<shape> block <j>: <verdict> after blocks 0..j-1".
+  std::vector<std::string> reasons;
+};
+
+// Decides the blocks of `plan` from `outcomes`, the plan's tasks with their valid results so far.
+using BlockRule =
+    std::function<AdaptiveBlocks(const Plan& plan, const std::vector<ArmOutcome>& outcomes)>;
+
+// Whether a task is in effect: planned, or a conditional block the rule requires.
+inline bool in_effect(const Task& t, const AdaptiveBlocks& blocks) {
+  return !t.conditional || blocks.required.count({t.shape, t.round}) > 0;
+}
+
+}  // namespace abh

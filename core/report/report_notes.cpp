@@ -1,0 +1,87 @@
+#include "report/report_notes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace abh {
+namespace {
+
+// The shapes compared at one SM clock, and the range of their reference clocks.
+std::optional<note::AtOneClock> at_one_clock(const Report& r) {
+  note::AtOneClock n;
+  for (const auto& row : r.shapes) {
+    if (!row.reference_mhz) continue;
+    const double mhz = *row.reference_mhz;
+    n.lo_mhz = n.shapes == 0 ? mhz : std::min(n.lo_mhz, mhz);
+    n.hi_mhz = n.shapes == 0 ? mhz : std::max(n.hi_mhz, mhz);
+    ++n.shapes;
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
+// Said, not silent: a shape that could not be compared at one clock because only some of its
+// arms carry clock readings (results from before clocks were recorded, resumed into a run).
+void not_at_one_clock(const Report& r, std::vector<ReportNote>& out) {
+  if (!r.stats.clock_normalize) return;
+  for (const auto& row : r.shapes) {
+    if (row.reference_mhz || row.verdict == Verdict::failed) continue;
+    note::NotAtOneClock n{row.shape, {}};
+    for (const auto& a : row.arms)
+      if (!a.median_mhz) n.unclocked_arms.push_back(a.arm);
+    if (!n.unclocked_arms.empty() && n.unclocked_arms.size() < row.arms.size())
+      out.push_back(std::move(n));
+  }
+}
+
+// One shape's gap is mostly the power controller's arm-to-arm wander (a few percent on an H200
+// at its power cap, either way); averaged over shapes it says whether the candidate draws more.
+// A gap is a ratio of clocks less one, so the average is geometric.
+std::optional<note::ClockGap> clock_gap(const Report& r) {
+  double log_sum = 0;
+  int gaps = 0;
+  for (const auto& row : r.shapes)
+    if (row.clock_gap) log_sum += std::log1p(*row.clock_gap), ++gaps;
+  if (gaps == 0) return std::nullopt;
+  return note::ClockGap{gaps, std::expm1(log_sum / gaps)};
+}
+
+// Undecided shapes whose estimate of how much whole arms differ rests on fewer than 4 degrees of
+// freedom: their intervals are wide for want of blocks, not of samples.
+std::optional<note::FewArmDegrees> few_arm_degrees(const Report& r) {
+  note::FewArmDegrees n;
+  for (const auto& row : r.shapes) {
+    const bool undecided = row.verdict == Verdict::ambiguous || row.verdict == Verdict::unstable;
+    if (!undecided || !row.variation || row.variation->df >= 4) continue;
+    if (n.shapes++ == 0) n.first_shape = row.shape;
+    n.df = std::max(n.df, row.variation->df);
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
+std::vector<ReportNote> report_notes(const Report& r) {
+  std::vector<ReportNote> out;
+  for (const auto& reason : r.sol.notes) out.push_back(note::NoSpeedOfLight{reason});
+  if (auto n = at_one_clock(r)) out.push_back(*n);
+  not_at_one_clock(r, out);
+  if (auto n = clock_gap(r)) out.push_back(*n);
+  if (auto n = few_arm_degrees(r)) out.push_back(*n);
+  return out;
+}
+
+NoteTopic topic(const ReportNote& n) {
+  struct Topic {
+    NoteTopic operator()(const note::NoSpeedOfLight&) const { return NoteTopic::speed_of_light; }
+    NoteTopic operator()(const note::AtOneClock&) const { return NoteTopic::clock; }
+    NoteTopic operator()(const note::NotAtOneClock&) const { return NoteTopic::clock; }
+    NoteTopic operator()(const note::ClockGap&) const { return NoteTopic::clock; }
+    NoteTopic operator()(const note::FewArmDegrees&) const { return NoteTopic::interval; }
+  };
+  return std::visit(Topic{}, n);
+}
+
+}  // namespace abh

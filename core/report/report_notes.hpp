@@ -1,0 +1,25 @@
+// The notes a report makes about its own figures: a closed set of kinds (ReportNote in
+// report.hpp), each with the data it states, as hyperfine's warnings are. They are computed from
+// the rest of the report, once, by report_notes(): the builder calls it, and so does
+// report_from_json, so report.json needs no copy of them and a report re-rendered from it states
+// the same notes. Every renderer takes its notes from here, in this order, and words each one
+// with note_text (report_render.hpp); none decides on its own what to note.
+#pragma once
+
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace abh {
+
+// In the order renderers show them: why shapes lack a speed-of-light time, then what clock
+// normalization did (the shapes at one clock and the range of their reference clocks, each shape
+// left as measured, the candidate's average clock against the baseline's), then undecided shapes
+// whose intervals rest on few degrees of freedom.
+std::vector<ReportNote> report_notes(const Report& r);
+
+// What a note is about; each format heads it with its own word for the topic.
+enum class NoteTopic { speed_of_light, clock, interval };
+NoteTopic topic(const ReportNote& n);
+
+}  // namespace abh

@@ -1,0 +1,118 @@
+// The report's notes (report_notes.hpp): each kind from the data it states (the range of the
+// reference clocks, the geometric mean of the clock gaps, the shapes left as measured, the few
+// degrees of freedom of undecided shapes), derived again from report.json, and worded alike by
+// every format that shows them.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/markdown.hpp"
+#include "report/report_notes.hpp"
+#include "report_fixtures.hpp"
+
+using namespace abh;
+using namespace abh::test;
+
+namespace {
+
+ShapeRow row_of(const std::string& shape, Verdict v) {
+  ShapeRow row;
+  row.shape = shape;
+  row.verdict = v;
+  return row;
+}
+
+}  // namespace
+
+TEST_CASE("report notes: the reference clocks' range and the geometric mean of the clock gaps") {
+  Report r;
+  ShapeRow a = row_of("a", Verdict::same), b = row_of("b", Verdict::same);
+  a.reference_mhz = 1500;
+  a.clock_gap = -0.1;
+  b.reference_mhz = 1400;
+  b.clock_gap = 0.1;
+  r.shapes = {a, row_of("c", Verdict::same), b};
+  const auto notes = report_notes(r);
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] == ReportNote{note::AtOneClock{2, 1400, 1500}});
+  const auto* gap = std::get_if<note::ClockGap>(&notes[1]);
+  REQUIRE(gap);
+  CHECK(gap->shapes == 2);
+  // Geometric: 0.9 and 1.1 average to sqrt(0.99), half a percent low; arithmetic would say 0.
+  CHECK(gap->mean == doctest::Approx(std::sqrt(0.99) - 1).epsilon(1e-12));
+  CHECK(fmt::note_text(notes[0]).rfind("2 shape(s) compared at one SM clock each (1400-1500 MHz,",
+                                       0) == 0);
+  CHECK(fmt::note_text(notes[1]) ==
+        "the candidate's arms ran at a 0.5% lower median SM clock than the baseline's, averaged "
+        "over 2 shape(s)");
+  for (const auto& n : notes) CHECK(topic(n) == NoteTopic::clock);
+
+  // One reference clock is said as one; a gap below -1 % says what it costs.
+  r.shapes = {a};
+  const auto one = report_notes(r);
+  REQUIRE(one.size() == 2);
+  CHECK(fmt::note_text(one[0]).find("(1500 MHz, the median") != std::string::npos);
+  CHECK(fmt::note_text(one[1]).find("10.0% lower") != std::string::npos);
+  CHECK(fmt::note_text(one[1]).find("it likely draws more power") != std::string::npos);
+}
+
+TEST_CASE("report notes: a shape left as measured names its unclocked arms") {
+  Plan p = make_plan(1);
+  const auto outcomes = outcomes_with_unclocked_b(p);
+  Report r = build_report(p, outcomes, {}, "d");
+  const note::NotAtOneClock want{p.shapes[0].id, {"B"}};
+  CHECK(std::count(r.notes.begin(), r.notes.end(), ReportNote{want}) == 1);
+  for (const auto& n : r.notes) CHECK_FALSE(std::holds_alternative<note::AtOneClock>(n));
+  CHECK(fmt::note_text(want) == p.shapes[0].id +
+                                    " compared as measured, not at one clock: arm(s) B recorded "
+                                    "no clock readings");
+  // Asked to compare raw times, nothing was left out of a comparison at one clock.
+  StatsOptions raw;
+  raw.clock_normalize = false;
+  for (const auto& n : build_report(p, outcomes, raw, "d").notes)
+    CHECK_FALSE(std::holds_alternative<note::NotAtOneClock>(n));
+}
+
+TEST_CASE("report notes: undecided shapes on fewer than 4 degrees of freedom are counted") {
+  Report r;
+  r.sol.notes = {"CPU run, no GPU spec (4 shapes)"};
+  const std::vector<std::pair<Verdict, double>> shapes = {{Verdict::faster, 1},
+                                                          {Verdict::unstable, 3},
+                                                          {Verdict::ambiguous, 2},
+                                                          {Verdict::unstable, 4}};
+  for (const auto& [verdict, df] : shapes) {
+    ShapeRow row = row_of("s" + std::to_string(r.shapes.size()), verdict);
+    row.variation = ArmVariation{0.01, df};
+    r.shapes.push_back(row);
+  }
+  const auto notes = report_notes(r);
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] == ReportNote{note::NoSpeedOfLight{"CPU run, no GPU spec (4 shapes)"}});
+  CHECK(topic(notes[0]) == NoteTopic::speed_of_light);
+  CHECK(notes[1] == ReportNote{note::FewArmDegrees{2, "s1", 3}});
+  CHECK(topic(notes[1]) == NoteTopic::interval);
+  CHECK(fmt::note_text(notes[1]).rfind(
+            "2 undecided shape(s) (s1, ...) know how much whole arms differ from at most 3 "
+            "degree(s) of freedom",
+            0) == 0);
+}
+
+TEST_CASE("report notes: derived again from report.json, and worded alike in every format") {
+  Plan p = make_plan(1);
+  const double mhz[3] = {1500, 1400, 1500};
+  Report r = build_report(p, clocked_outcomes(p, mhz), {}, "d");
+  REQUIRE(r.notes.size() >= 2);
+  CHECK(std::holds_alternative<note::AtOneClock>(r.notes[r.notes.size() - 2]));
+  CHECK(std::holds_alternative<note::ClockGap>(r.notes.back()));
+  const json j = to_json(r);
+  CHECK_FALSE(j.contains("notes"));  // report.json stays as it was: the notes are derived
+  CHECK(report_from_json(j, "report.json").notes == r.notes);
+  const std::string terminal = render(r, "terminal", {}), md = render(r, "markdown", {});
+  for (const auto& n : r.notes) {
+    CHECK(terminal.find(fmt::note_text(n) + "\n") != std::string::npos);
+    CHECK(md.find(markdown::esc(fmt::note_text(n)) + ".\n") != std::string::npos);
+  }
+  CHECK(terminal.find("\nclock: the candidate's arms ran at a") != std::string::npos);
+  CHECK(md.find("\nClock: the candidate's arms ran at a") != std::string::npos);
+}

@@ -1,0 +1,41 @@
+// The statistics options: the ranges validation accepts, and their one JSON mapping (the
+// schedule's "decision" and the reports' "stats" objects).
+#include <doctest/doctest.h>
+
+#include "model/stats_options.hpp"
+#include "system/error.hpp"
+
+using namespace abh;
+
+TEST_CASE("stats options: out-of-range options are usage errors") {
+  StatsOptions o;
+  CHECK_NOTHROW(validate(o));
+  o.noise_band = -0.1;
+  CHECK_THROWS_AS(validate(o), UsageError);
+  o = {};
+  o.confidence = 1;
+  CHECK_THROWS_AS(validate(o), UsageError);
+  o = {};
+  o.resamples = 50;
+  CHECK_THROWS_AS(validate(o), UsageError);
+  o = {};
+  o.confidence = 0.999;
+  o.resamples = 1000;  // 0.5 replicates beyond each edge: too few
+  CHECK_THROWS_AS(validate(o), UsageError);
+}
+
+TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normalize reads false") {
+  StatsOptions o;
+  o.noise_band = 0.02;
+  o.confidence = 0.9;
+  o.resamples = 500;
+  o.seed = 7;
+  const json j = to_json(o);
+  CHECK(stats_options_from_json(j, "report.json.stats") == o);
+  json old = j;
+  old.erase("clock_normalize");
+  CHECK_FALSE(stats_options_from_json(old, "report.json.stats").clock_normalize);
+  old.erase("seed");
+  CHECK_THROWS_WITH_AS(stats_options_from_json(old, "report.json.stats"),
+                       doctest::Contains("report.json.stats"), Error);
+}
