@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "exit_codes.hpp"
+#include "gpu_presence.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "run_command.hpp"
@@ -45,7 +46,8 @@ void check_gpu(Doctor& d, const fs::path& worker, const std::string& sel, const 
   try {
     probe = worker_json(worker, worker_protocol::probe_args(sel), tmp);
   } catch (const std::exception& e) {
-    d.warn("GPU " + sel + ": " + e.what() +
+    const std::optional<std::string> no_driver = missing_nvidia_driver();
+    d.warn("GPU " + sel + ": " + (no_driver ? "no NVIDIA driver (" + *no_driver + ")" : e.what()) +
            " — CUDA plugins cannot run here; CPU plugins can (--target cpu)");
     return;
   }

@@ -30,14 +30,26 @@ std::set<std::string> valid_results(const Validation& v) {
   return done;
 }
 
+// The adaptive rule of a resumed extension decides with the plan's statistics options, whatever
+// the report is asked for: said when they differ.
+void note_decision_options(const Plan& plan, const StatsOptions& report) {
+  if (plan.schedule.until_decided > 0 && report != plan.schedule.decision)
+    std::cerr << "note: the report uses the statistics options given; the --until-decided blocks "
+                 "are still decided with the plan's "
+              << to_json(plan.schedule.decision).dump() << "\n";
+}
+
 }  // namespace
 
 int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanRequest* requested) {
   const fs::path run_dir = fs::absolute(run_dir_in).lexically_normal();
+  // The report's options are checked before anything runs, not after every arm measured.
+  validate(flags.stats);
   RunLock lock(run_dir);
   Plan plan = load_plan(run_dir);
-  if (requested) check_same_sweep(run_dir, plan, *requested);
   const fs::path worker = worker_binary();
+  if (requested) check_same_sweep(run_dir, plan, *requested, worker);
+  note_decision_options(plan, flags.stats);
   check_resumable(run_dir, plan, worker);
   Validation before = validate_run(run_dir, plan, adaptive_blocks);
   // A lane that runs elsewhere (a Slurm job that outlived its orchestrator) may be writing one

@@ -7,6 +7,7 @@
 #include "arm_worker.hpp"
 #include "conclude.hpp"
 #include "launcher.hpp"
+#include "new_run_dir.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
 #include "report/adaptive.hpp"
@@ -14,6 +15,7 @@
 #include "run_lock.hpp"
 #include "sweep.hpp"
 #include "system/error.hpp"
+#include "variants.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -38,12 +40,21 @@ int start_run(RunFlags f) {
   const fs::path runs_root = fs::absolute(f.runs_root).lexically_normal();
   check_run_inputs(f.plan, resolved, runs_root);
   std::string id = f.run_id;
-  const fs::path run_dir = create_run_dir(runs_root, id);
+  // Removed again by a failure before the plan is written, unless a failed build's log is in it.
+  NewRunDir dir(runs_root, id);
+  const fs::path& run_dir = dir.path();
   RunLock lock(run_dir);
   std::cerr << "run " << id << " in " << run_dir.string() << "\n";
 
   const fs::path worker = worker_binary();
-  Plan plan = make_plan(f.plan, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
+  Plan plan;
+  try {
+    plan = make_plan(f.plan, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
+  } catch (const BuildFailed&) {
+    dir.keep();
+    throw;
+  }
+  dir.keep();
   const Launcher& launcher = launcher_named(plan.launcher.name);
   SweepSummary s = launcher.run(run_dir, plan, worker, {}, sweep_options(f.report));
   if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
@@ -138,6 +149,35 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
       ->capture_default_str();
 }
 
+// An option given an empty value would silently mean what leaving it out means (--cpus "" every
+// CPU, --run-id "" a fresh id, --resume "" a new run): refused instead, naming the option.
+void refuse_empty_values(const CLI::App& c, const RunFlags& f) {
+  const std::pair<const char*, const std::string*> options[] = {
+      {"--cpus", &f.plan.cpus},     {"--python", &f.plan.python}, {"--run-id", &f.run_id},
+      {"--resume", &f.resume_dir},  {"--repo", &f.plan.repo},     {"--runs-root", &f.runs_root},
+      {"--target", &f.plan.target}, {"--gpus", &f.plan.gpus}};
+  for (const auto& [name, value] : options)
+    if (c.count(name) && value->empty())
+      throw UsageError(std::string(name) + " \"\": give it a value, or leave " + name +
+                       " out for its default (abharness run --help lists each)");
+}
+
+// --runs-root and --run-id, given with --resume, must name the run directory --resume gives.
+void check_resume_dir_flags(const CLI::App& c, const RunFlags& f) {
+  fs::path given = fs::absolute(f.resume_dir).lexically_normal();
+  if (!given.has_filename()) given = given.parent_path();  // "runs/x/"
+  fs::path root = fs::absolute(f.runs_root).lexically_normal();
+  if (!root.has_filename()) root = root.parent_path();
+  const auto refuse = [&](const std::string& flag, const std::string& what) {
+    throw UsageError(flag + " names " + what + ", but --resume gives " + given.string() +
+                     ": leave " + flag + " out with --resume, or make it name that directory");
+  };
+  if (c.count("--run-id") && fs::path(f.run_id) != given.filename())
+    refuse("--run-id " + f.run_id, "the run " + f.run_id);
+  if (c.count("--runs-root") && root != given.parent_path())
+    refuse("--runs-root " + f.runs_root, "runs in " + root.string());
+}
+
 }  // namespace
 
 void set_invocation_argv(int argc, char** argv) {
@@ -167,9 +207,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   abharness run --baseline main --candidate HEAD --grid g.json --target cuda --launcher slurm --slurm-lanes 8 --slurm-partition gpu
 Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 regression,
 6 undecided (with --fail-on-regression; docs/exit-codes.md).)");
-  c->callback([f, &exit_code] {
+  c->callback([c, f, &exit_code] {
     f->plan.argv = invocation_argv();
-    if (!f->resume_dir.empty()) {
+    refuse_empty_values(*c, *f);
+    if (c->count("--resume")) {
+      check_resume_dir_flags(*c, *f);
       exit_code = resume_run(f->resume_dir, f->report, &f->plan);
       return;
     }

@@ -7,12 +7,15 @@
 #include <random>
 #include <sstream>
 
+#include "dry_run.hpp"
 #include "git/ignore.hpp"
+#include "gpu_presence.hpp"
 #include "interpreter_probe.hpp"
 #include "launcher.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "placement.hpp"
+#include "preflight.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
@@ -42,13 +45,13 @@ std::string utc_timestamp() {
   return utc_stamp("%Y-%m-%dT%H:%M:%SZ");
 }
 
-namespace {
-
 bool any_cuda(const Plan& p) {
   for (const auto& v : p.variants)
     if (v.device == "cuda") return true;
   return false;
 }
+
+namespace {
 
 // The message every resume refusal shares: what changed, and why that ends the run.
 [[noreturn]] void refuse_resume(const fs::path& run_dir, const std::string& what) {
@@ -103,9 +106,6 @@ void check_local_machine(const fs::path& run_dir, const Plan& plan, const fs::pa
   }
 }
 
-namespace {
-
-// The CPUs arms may use: --cpus, which must be allowed to this process, or all it is allowed.
 std::vector<int> allowed_cpus(const std::string& requested) {
   const std::vector<int> allowed = thread_affinity();
   if (requested.empty()) return allowed;
@@ -117,6 +117,8 @@ std::vector<int> allowed_cpus(const std::string& requested) {
                        ")");
   return cpus;
 }
+
+namespace {
 
 // Every task gets its lane's CPUs (placement.hpp); a fallback is said on stderr and in the plan.
 void place_arms(Plan& plan, const std::vector<int>& allowed) {
@@ -145,31 +147,11 @@ void check_local_cpus(const fs::path& run_dir, const Plan& plan) {
                                    format_cpu_list(allowed) + ")");
 }
 
-namespace {
-
-// The launcher's flags, and the flags only some launchers can honour, are checked before anything
-// is built; what depends on the plugin's device is filled in when the plan is made.
-void check_launcher_request(const PlanRequest& req) {
-  const Launcher& launcher = launcher_named(req.launcher.name);
-  launcher.resolve(req.launcher, false);
-  if (req.schedule.until_decided > 0 && !launcher.runs_until_decided())
-    throw UsageError("--until-decided " + std::to_string(req.schedule.until_decided) + ": the " +
-                     req.launcher.name +
-                     " launcher runs each lane's arms in one job, without the rounds between "
-                     "which the extension decides; use --rounds, or --launcher local");
-  if (!req.cpus.empty() && launcher_places_lanes(req.launcher))
-    throw UsageError("--cpus " + req.cpus + ": with --launcher " + req.launcher.name +
-                     " each lane chooses the CPUs on its node, within those its job may use; ask "
-                     "the launcher for them instead (e.g. --slurm-sbatch-arg=--cpus-per-task=8)");
-}
-
-}  // namespace
-
 ResolvedRequest resolve_request(const PlanRequest& req) {
-  validate(req.settings);
-  check_launcher_request(req);
+  check_options(req);
   ResolvedRequest r;
   r.grid = load_grid(req.grid);
+  check_schedule(req, r.grid.shapes);
   r.repo = fs::absolute(req.repo).lexically_normal();
   if (!fs::exists(r.repo)) throw UsageError("--repo " + r.repo.string() + " does not exist");
   // A revision that cannot be resolved is the user's to fix: a usage error naming the flag.
@@ -243,10 +225,17 @@ fs::path create_run_dir(const fs::path& runs_root, std::string& id) {
     throw UsageError(e.what());  // a flag's value: exit 2, as docs/exit-codes.md says
   }
   const fs::path run_dir = runs_root / id;
-  if (fs::exists(fs::symlink_status(run_dir)))
+  if (fs::exists(fs::symlink_status(run_dir))) {
+    if (fs::exists(fs::symlink_status(plan_path(run_dir))))
+      throw UsageError("run directory " + run_dir.string() +
+                       " already exists: use `abharness resume " + run_dir.string() +
+                       "` to continue it, or another --run-id");
     throw UsageError("run directory " + run_dir.string() +
-                     " already exists: use `abharness resume " + run_dir.string() +
-                     "` to continue it, or another --run-id");
+                     " already exists and holds no plan (a start that failed or was stopped "
+                     "before its plan was written: nothing in it was measured, and resume cannot "
+                     "continue it): remove it (rm -r " +
+                     quote(run_dir.string()) + ") or give another --run-id");
+  }
   fs::create_directories(runs_root);
   // create_directory, not create_directories: a run directory is always new, never one that
   // appeared between the check above and here.
@@ -292,8 +281,11 @@ std::vector<Environment> probe_machine(const fs::path& worker, bool cuda,
   return out;
 }
 
-Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
-               const fs::path& run_dir, const fs::path& worker, const fs::path& cache_root) {
+namespace {
+
+// The plan's header: which abharness made it, when, from which command and repository.
+Plan plan_header(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
+                 const fs::path& worker) {
   Plan plan;
   plan.schema_version = kPlanSchemaVersion;
   plan.harness_version = kHarnessVersion;
@@ -305,10 +297,46 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.command = req.argv;
   plan.worker_sha256 =
       worker_protocol::worker_digest(worker_protocol::worker_files(worker.parent_path()));
+  return plan;
+}
+
+// Both variants materialized and their recipes read first; then, before anything is built, the
+// GPUs of --gpus are probed when a recipe already says its plugin needs one; then each variant is
+// built and described, and the GPUs probed after the first build that turns out to need one,
+// before the next. A launcher that places lanes probes its GPUs on their nodes instead.
+std::vector<Variant> prepare_variants(const PlanRequest& req, const ResolvedRequest& resolved,
+                                      const fs::path& run_dir, const fs::path& worker,
+                                      const fs::path& cache_root) {
+  std::vector<MaterializedVariant> sources;
   for (auto [name, src] :
        {std::pair{"baseline", &resolved.baseline}, std::pair{"candidate", &resolved.candidate}})
-    plan.variants.push_back(prepare_variant(resolved.repo, VariantRequest{name, *src, req.target},
-                                            run_dir, cache_root, worker, std::cerr));
+    sources.push_back(materialize_variant(resolved.repo, VariantRequest{name, *src, req.target},
+                                          run_dir, std::cerr));
+  bool gpu_checked = launcher_places_lanes(req.launcher);
+  const auto need_gpu = [&](const Variant& v, const std::string& why) {
+    if (gpu_checked) return;
+    RunDirFs(run_dir).make_dirs("logs/probe");
+    check_gpus_here(worker, split_gpus(req.gpus), run_dir / "logs" / "probe",
+                    "the " + v.name + " plugin (target '" + req.target + "') " + why,
+                    v.is_python());
+    gpu_checked = true;
+  };
+  for (const auto& m : sources)
+    if (auto why = gpu_reason_before_build(m.variant.recipe)) need_gpu(m.variant, *why);
+  std::vector<Variant> built;
+  for (auto& m : sources) {
+    built.push_back(build_variant_in_run(std::move(m), run_dir, cache_root, worker, std::cerr));
+    if (built.back().device == "cuda") need_gpu(built.back(), "is a CUDA plugin (as built)");
+  }
+  return built;
+}
+
+}  // namespace
+
+Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
+               const fs::path& run_dir, const fs::path& worker, const fs::path& cache_root) {
+  Plan plan = plan_header(req, resolved, run_id, worker);
+  plan.variants = prepare_variants(req, resolved, run_dir, worker, cache_root);
   if (std::any_of(plan.variants.begin(), plan.variants.end(),
                   [](const Variant& v) { return v.is_python(); })) {
     plan.python = describe_interpreter(requested_interpreter(req.python, plan.variants),
@@ -330,6 +358,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
   launcher.place(plan, req.cpus);
+  dry_run_plugins(plan, run_dir, worker, std::cerr);
   // Written once, before any arm runs; never edited afterwards.
   write_plan(run_dir, plan);
   return load_plan(run_dir);  // as the workers will read it, with the digest of its bytes
@@ -342,33 +371,6 @@ int resolve_start_ahead(const std::string& value, bool cuda, bool python) {
     return std::stoi(value);
   throw UsageError("--start-ahead " + value +
                    ": use the number of workers a lane starts ahead (0 to 16), or auto");
-}
-
-void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested) {
-  if (requested.settings != plan.settings)
-    throw UsageError("cannot resume " + run_dir.string() +
-                     ": the measurement settings given differ from the plan's " +
-                     to_json(plan.settings).dump());
-  if (plan.variants.at(0).source.requested != requested.baseline ||
-      plan.variants.at(1).source.requested != requested.candidate)
-    throw UsageError("cannot resume " + run_dir.string() + ": the plan compares '" +
-                     plan.variants[0].source.requested + "' with '" +
-                     plan.variants[1].source.requested + "'");
-  if (!requested.python.empty() && plan.python && requested.python != plan.python->requested)
-    throw UsageError("cannot resume " + run_dir.string() + ": --python " + requested.python +
-                     " differs from the plan's interpreter '" + plan.python->requested + "'");
-  if (launcher_named(requested.launcher.name).resolve(requested.launcher, any_cuda(plan)) !=
-      plan.launcher)
-    throw UsageError("cannot resume " + run_dir.string() + ": the launcher options given differ " +
-                     "from the plan's " + to_json(plan.launcher).dump());
-  if (resolve_start_ahead(requested.start_ahead, any_cuda(plan), plan.python.has_value()) !=
-      plan.schedule.start_ahead)
-    throw UsageError("cannot resume " + run_dir.string() + ": --start-ahead " +
-                     requested.start_ahead + " differs from the plan's start_ahead " +
-                     std::to_string(plan.schedule.start_ahead));
-  if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
-    throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
-                     " differs from the plan's shapes");
 }
 
 void check_resumable(const fs::path& run_dir, const Plan& plan, const fs::path& worker) {

@@ -45,8 +45,9 @@ struct ResolvedRequest {
   SourceIdentity baseline, candidate;
 };
 
-// Validates the settings, reads the grid and resolves both revisions to identities once: from here
-// on "baseline" means this commit (and digest), whatever the branch name later points to. Throws
+// Checks every option (preflight.hpp), reads the grid, checks the schedule against it (the plan
+// must fit what its reader accepts) and resolves both revisions to identities once: from here on
+// "baseline" means this commit (and digest), whatever the branch name later points to. Throws
 // UsageError naming the flag.
 ResolvedRequest resolve_request(const PlanRequest& req);
 
@@ -61,6 +62,9 @@ void check_run_inputs(const PlanRequest& req, const ResolvedRequest& resolved,
                       const std::filesystem::path& runs_root);
 // Now, in UTC, ISO 8601 (e.g. 2026-11-29T12:00:00Z).
 std::string utc_timestamp();
+
+// Whether a variant of the plan runs on a GPU (as its built plugin declares itself).
+bool any_cuda(const Plan& p);
 
 // A fresh run id: the UTC time and a random suffix, e.g. 20261129-120000-3fa9c1.
 std::string new_run_id();
@@ -90,10 +94,14 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
 // Python (importing torch, 3-5 s, takes several arms' time). UsageError naming the flag otherwise.
 int resolve_start_ahead(const std::string& value, bool cuda, bool python);
 
-// `run --resume` with flags: they must describe the plan's sweep (settings, revisions as typed,
-// and the grid when one is given). Throws UsageError naming what differs.
+// `run --resume` with flags (same_sweep.cpp): they must describe the plan's sweep, or they would be
+// ignored. Compared with the plan: the measurement settings, the revisions as typed, --repo,
+// --target, the schedule (--schedule, --rounds, --schedule-seed, --until-decided), the launcher
+// options, --start-ahead, and when given --grid, --python, --cpus (the placement they make) and
+// for a CUDA plan --gpus (resolved through `worker`). Throws UsageError naming the flag, the
+// value given and the plan's.
 void check_same_sweep(const std::filesystem::path& run_dir, const Plan& plan,
-                      const PlanRequest& requested);
+                      const PlanRequest& requested, const std::filesystem::path& worker);
 
 // Refuses (UsageError) when the worker binary or a plugin is not the file the plan hashed.
 void check_binaries(const std::filesystem::path& run_dir, const Plan& plan,
@@ -102,6 +110,11 @@ void check_binaries(const std::filesystem::path& run_dir, const Plan& plan,
 // Refuses (UsageError) when this machine, probed again, differs from the plan's in any field.
 void check_local_machine(const std::filesystem::path& run_dir, const Plan& plan,
                          const std::filesystem::path& worker);
+
+// The CPUs arms may use on this machine: those of --cpus `requested` (a list such as 0-3,8), which
+// must be allowed to this process, or when it is empty every CPU this process may use. UsageError
+// naming --cpus.
+std::vector<int> allowed_cpus(const std::string& requested);
 
 // Gives every task the CPUs of its lane on this machine (placement.hpp), from --cpus `cpus` (a
 // list such as 0-3,8) or, when empty, every CPU this process may use; UsageError naming --cpus.

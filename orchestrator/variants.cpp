@@ -87,6 +87,19 @@ void describe_python_variant(const fs::path& src, const fs::path& run_dir, Varia
 
 }  // namespace
 
+ExitStatus run_into_scratch(const std::vector<std::string>& argv, const std::string& tag,
+                            const RunDirFs& scratch, const std::map<std::string, std::string>& env,
+                            double timeout_s) {
+  SpawnSpec spec;
+  spec.env = env;
+  spec.argv = argv;
+  UniqueFd out = scratch.create(tag + ".out"), err = scratch.create(tag + ".err");
+  spec.stdout_fd = out.get();
+  spec.stderr_fd = err.get();
+  spec.timeout_s = timeout_s;
+  return run_process(spec);
+}
+
 json command_json(const std::vector<std::string>& argv, const std::string& what,
                   const std::string& tag, const fs::path& scratch_dir,
                   const std::map<std::string, std::string>& env) {
@@ -94,14 +107,7 @@ json command_json(const std::vector<std::string>& argv, const std::string& what,
   // The scratch directory is usually in a run directory: its files are created afresh and read
   // back without following links.
   const RunDirFs scratch(scratch_dir);
-  SpawnSpec spec;
-  spec.env = env;
-  spec.argv = argv;
-  UniqueFd out = scratch.create(tag + ".out"), err = scratch.create(tag + ".err");
-  spec.stdout_fd = out.get();
-  spec.stderr_fd = err.get();
-  spec.timeout_s = 120;
-  ExitStatus st = run_process(spec);
+  const ExitStatus st = run_into_scratch(argv, tag, scratch, env, 120);
   if (!st.ok()) {
     std::string text = scratch.read(tag + ".err", 1u << 16);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
@@ -118,17 +124,11 @@ json worker_json(const fs::path& worker, const std::vector<std::string>& args,
   return command_json(argv, "abharness-worker " + tag, tag, scratch_dir, env);
 }
 
-Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const fs::path& run_dir,
-                        const fs::path& cache_root, const fs::path& worker, std::ostream& log) {
-  const fs::path vdir = run_dir / "variants" / req.name;
-  const fs::path src = vdir / "src";
-  // Made here, without following links, so that what follows writes inside the run directory.
-  RunDirFs(run_dir).make_dirs(fs::path("variants") / req.name);
-  log << req.name << ": " << req.source.requested << " = " << req.source.kind << " "
-      << req.source.commit.substr(0, 12) << " (identity " << req.source.digest.substr(0, 12)
-      << ")\n";
-  materialize(repo, req.source, src);
+namespace {
 
+// The recipe of the variant's target, with ${ABHARNESS_INCLUDE} and ${CUDA_HOME} substituted; a
+// missing target or a bad manifest is the user's to fix: a usage error naming the variant.
+BuildRecipe read_recipe(const VariantRequest& req, const fs::path& src) {
   SubstitutionVars vars;
   vars.abharness_include = plugin_include_dir().string();
   // Empty when there is no toolkit: a recipe that needs ${CUDA_HOME} then gets the manifest
@@ -137,55 +137,85 @@ Variant prepare_variant(const fs::path& repo, const VariantRequest& req, const f
     vars.cuda_home = env;
   else if (fs::exists("/usr/local/cuda/bin/nvcc"))
     vars.cuda_home = "/usr/local/cuda";
-  BuildRecipe recipe;
   try {
-    recipe = load_recipe(src, req.target, vars);
+    BuildRecipe recipe = load_recipe(src, req.target, vars);
     // The plugin headers are an input of every build: hashing them into the recipe's environment
     // puts them in the build cache key, so a plugin built against older headers is never reused.
     if (recipe.has_build())
       recipe.env["ABHARNESS_HEADERS_SHA256"] =
           plugin_headers_digest(fs::path(vars.abharness_include) / "abharness");
+    return recipe;
   } catch (const Error& e) {
-    // The manifest is the user's to fix (or --target is): a usage error, not a crash.
     throw UsageError(req.name + " (" + req.source.requested + "): " + e.what());
   }
-  Variant v;
-  v.name = req.name;
-  v.source = req.source;
-  v.recipe = recipe;
-  if (recipe.has_build()) {
-    log << req.name << ": building (log " << fs::relative(vdir / "build.log", run_dir).string()
-        << ")\n"
-        << std::flush;
-    BuildOutcome built;
-    double build_s = 0;
-    {
-      BuildTicker ticker(log, req.name, std::chrono::seconds(15));
-      built = build_variant(recipe, src, req.source, cache_root, vdir);
-      build_s = ticker.elapsed_s();
-    }
-    log << req.name << ": "
-        << (built.cache_hit ? "cached build reused, nothing built"
-                            : "built in " + std::to_string(static_cast<long>(build_s + 0.5)) + " s")
-        << " (" << built.plugin.filename().string() << " sha256 "
-        << built.plugin_sha256.substr(0, 12) << ", log "
-        << fs::relative(built.log, run_dir).string() << ")\n";
-    v.plugin = fs::relative(built.plugin, run_dir).generic_string();
-    v.plugin_sha256 = built.plugin_sha256;
-    v.build_cache_key = built.cache_key;
-    v.toolchain_id = built.toolchain_id;
-    // A Python plugin loads what its build made from its own sources: a cached build left
-    // nothing there, so the artifact goes back where the build would have put it.
-    if (recipe.python && !fs::exists(src / recipe.artifact)) {
-      fs::create_directories((src / recipe.artifact).parent_path());
-      fs::copy_file(built.plugin, src / recipe.artifact);
-    }
+}
+
+// Runs the recipe (or reuses the cached build) and records the built plugin in the variant.
+void build_in_run(MaterializedVariant& m, const fs::path& run_dir, const fs::path& cache_root,
+                  std::ostream& log) {
+  Variant& v = m.variant;
+  log << v.name << ": building (log " << fs::relative(m.dir / "build.log", run_dir).string()
+      << ")\n"
+      << std::flush;
+  BuildOutcome built;
+  double build_s = 0;
+  try {
+    BuildTicker ticker(log, v.name, std::chrono::seconds(15));
+    built = build_variant(v.recipe, m.src, v.source, cache_root, m.dir);
+    build_s = ticker.elapsed_s();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    // A recipe that ran and failed left its log; one refused before it ran left nothing to keep.
+    if (RunDirFs(m.dir).kind("build.log") == RunDirFs::Kind::absent) throw;
+    throw BuildFailed(e.what());
   }
-  if (recipe.python) {
-    describe_python_variant(src, run_dir, v, log);
+  log << v.name << ": "
+      << (built.cache_hit ? "cached build reused, nothing built"
+                          : "built in " + std::to_string(static_cast<long>(build_s + 0.5)) + " s")
+      << " (" << built.plugin.filename().string() << " sha256 " << built.plugin_sha256.substr(0, 12)
+      << ", log " << fs::relative(built.log, run_dir).string() << ")\n";
+  v.plugin = fs::relative(built.plugin, run_dir).generic_string();
+  v.plugin_sha256 = built.plugin_sha256;
+  v.build_cache_key = built.cache_key;
+  v.toolchain_id = built.toolchain_id;
+  // A Python plugin loads what its build made from its own sources: a cached build left nothing
+  // there, so the artifact goes back where the build would have put it.
+  if (v.recipe.python && !fs::exists(m.src / v.recipe.artifact)) {
+    fs::create_directories((m.src / v.recipe.artifact).parent_path());
+    fs::copy_file(built.plugin, m.src / v.recipe.artifact);
+  }
+}
+
+}  // namespace
+
+MaterializedVariant materialize_variant(const fs::path& repo, const VariantRequest& req,
+                                        const fs::path& run_dir, std::ostream& log) {
+  MaterializedVariant m;
+  m.dir = run_dir / "variants" / req.name;
+  m.src = m.dir / "src";
+  // Made here, without following links, so that what follows writes inside the run directory.
+  RunDirFs(run_dir).make_dirs(fs::path("variants") / req.name);
+  log << req.name << ": " << req.source.requested << " = " << req.source.kind << " "
+      << req.source.commit.substr(0, 12) << " (identity " << req.source.digest.substr(0, 12)
+      << ")\n";
+  materialize(repo, req.source, m.src);
+  m.variant.name = req.name;
+  m.variant.source = req.source;
+  m.variant.recipe = read_recipe(req, m.src);
+  return m;
+}
+
+Variant build_variant_in_run(MaterializedVariant m, const fs::path& run_dir,
+                             const fs::path& cache_root, const fs::path& worker,
+                             std::ostream& log) {
+  if (m.variant.recipe.has_build()) build_in_run(m, run_dir, cache_root, log);
+  Variant& v = m.variant;
+  if (v.recipe.python) {
+    describe_python_variant(m.src, run_dir, v, log);
     return v;
   }
-  json d = worker_json(worker, worker_protocol::describe_args(run_dir / v.plugin), vdir);
+  json d = worker_json(worker, worker_protocol::describe_args(run_dir / v.plugin), m.dir);
   v.device = field<std::string>(d, "device", "abharness-worker describe");
   for (auto it = d.at("libraries").begin(); it != d.at("libraries").end(); ++it)
     v.libraries[it.key()] = it->get<std::string>();

@@ -1,9 +1,9 @@
-// Turns a requested revision into a built, described variant inside the run directory:
-// materialize (never touching the user's checkout), build with the manifest's recipe (or reuse a
-// cached build), then ask a worker what the built plugin is (device, library versions). A Python
+// Turns a requested revision into a built, described variant inside the run directory, in two
+// phases so that what can be checked before anything is built is: first materialize (never
+// touching the user's checkout) and read the manifest's recipe; then build with it (or reuse a
+// cached build) and ask a worker what the built plugin is (device, library versions). A Python
 // plugin is its materialized sources (plus whatever its optional build step made there): it is
-// described by its manifest, never imported here, so a module that does not import fails its
-// arms, not the plan.
+// described by its manifest, never imported here (dry_run.hpp imports it before the plan).
 #pragma once
 
 #include <filesystem>
@@ -12,6 +12,9 @@
 #include <string>
 
 #include "model/plan.hpp"
+#include "system/error.hpp"
+#include "system/process.hpp"
+#include "system/run_dir_fs.hpp"
 
 namespace abh {
 
@@ -21,16 +24,39 @@ struct VariantRequest {
   std::string target;  // manifest plugin key
 };
 
-Variant prepare_variant(const std::filesystem::path& repo, const VariantRequest& req,
-                        const std::filesystem::path& run_dir,
-                        const std::filesystem::path& cache_root,
-                        const std::filesystem::path& worker, std::ostream& log);
+// A variant whose sources are materialized and whose recipe is read, not yet built.
+struct MaterializedVariant {
+  Variant variant;            // name, source and recipe set
+  std::filesystem::path dir;  // variants/<name> in the run directory
+  std::filesystem::path src;  // its materialized sources, variants/<name>/src
+};
+
+// A failed build (exit 1): its log in the run directory is the evidence, kept with the directory.
+class BuildFailed : public Error {
+ public:
+  explicit BuildFailed(const std::string& what) : Error(what) {}
+};
+
+MaterializedVariant materialize_variant(const std::filesystem::path& repo,
+                                        const VariantRequest& req,
+                                        const std::filesystem::path& run_dir, std::ostream& log);
+
+// Builds the variant (throws BuildFailed when its recipe fails) and describes its plugin.
+Variant build_variant_in_run(MaterializedVariant m, const std::filesystem::path& run_dir,
+                             const std::filesystem::path& cache_root,
+                             const std::filesystem::path& worker, std::ostream& log);
 
 // Runs `abharness-worker <args>` and parses its stdout as JSON (describe, probe, telemetry: the
 // arguments come from model/worker_protocol.hpp).
 json worker_json(const std::filesystem::path& worker, const std::vector<std::string>& args,
                  const std::filesystem::path& scratch_dir,
                  const std::map<std::string, std::string>& env = {});
+
+// Runs a command to completion (or its timeout), its stdout and stderr in <tag>.out and <tag>.err
+// of `scratch`, created afresh without following links.
+ExitStatus run_into_scratch(const std::vector<std::string>& argv, const std::string& tag,
+                            const RunDirFs& scratch, const std::map<std::string, std::string>& env,
+                            double timeout_s);
 
 // Runs a whole command line whose stdout is JSON; `what` names it in errors, `tag` its scratch
 // files (<scratch_dir>/<tag>.out, .err).

@@ -20,6 +20,7 @@
 
 #include "arm.hpp"
 #include "device.hpp"
+#include "dry_check.hpp"
 #include "exit_error.hpp"
 #include "model/worker_protocol.hpp"
 #include "plugin.hpp"
@@ -159,6 +160,13 @@ int run_worker(int argc, char** argv, const abh_worker_front_end* front_end) {
   std::string tgpu = "0";
   auto* te = app.add_subcommand(wp::kTelemetry, "print one GPU's clocks, power and throttling now");
   te->add_option(wp::kGpuFlag, tgpu, "GPU index or UUID")->capture_default_str();
+  DryCheckRequest dry;
+  auto* ch = app.add_subcommand(wp::kCheck, "create and destroy a plugin's problem for each shape");
+  ch->add_option(wp::kPluginFlag, dry.plugin, "path of the plugin shared object")->required();
+  ch->add_option(wp::kShapesFlag, dry.shapes, "grid file of the shapes to check")->required();
+  ch->add_option(wp::kTacticFlag, dry.tactic, "a tactic every problem must accept, or auto")
+      ->capture_default_str();
+  ch->add_option(wp::kGpuFlag, dry.gpu, "GPU index or UUID (a CUDA plugin)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -176,6 +184,8 @@ int run_worker(int argc, char** argv, const abh_worker_front_end* front_end) {
       measure_arm(arm, started);
     } else if (*de)
       describe(plugin_path);
+    else if (*ch)
+      dry_check(dry);
     else if (*te)
       telemetry_now(tgpu);
     else

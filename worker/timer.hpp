@@ -42,8 +42,4 @@ bool register_timer(const std::string& name, TimerFactory factory);
 std::unique_ptr<Timer> make_timer(const std::string& name, const TimerContext& ctx);
 std::vector<std::string> timer_names();
 
-// The timer a plugin is measured with: "auto" becomes cupti on a GPU and steady on the CPU; a
-// timer that cannot time the plugin's device is refused (a UsageError naming the one to use).
-std::string resolve_timer(const std::string& requested, bool gpu_plugin);
-
 }  // namespace abh::worker

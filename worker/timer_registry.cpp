@@ -32,17 +32,4 @@ std::unique_ptr<Timer> make_timer(const std::string& name, const TimerContext& c
   return it->second(ctx);
 }
 
-std::string resolve_timer(const std::string& requested, bool gpu_plugin) {
-  if (requested == "auto") return gpu_plugin ? "cupti" : "steady";
-  if (gpu_plugin && requested == "steady")
-    throw UsageError(
-        "timer 'steady' cannot time an asynchronous GPU plugin: use cupti "
-        "(default) or events");
-  if (!gpu_plugin && requested != "steady")
-    throw UsageError("timer '" + requested +
-                     "' times GPU kernels but this plugin runs "
-                     "on the CPU: use steady (or auto)");
-  return requested;
-}
-
 }  // namespace abh::worker

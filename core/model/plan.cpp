@@ -1,5 +1,7 @@
 #include "model/plan.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <random>
 
 #include "system/error.hpp"
@@ -228,23 +230,52 @@ std::string plan_payload_digest(const json& plan_json) {
   return sha256_hex(canonical(copy));
 }
 
+namespace {
+
+// An element of a top-level array of plan.json: write_plan indents it by two levels (4 spaces on
+// each of its lines) and follows it with ",\n".
+std::uintmax_t element_bytes(const json& element) {
+  const std::string text = element.dump(2);
+  const auto lines = static_cast<std::uintmax_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  return text.size() + 4 * lines + 2;
+}
+
+}  // namespace
+
+std::uintmax_t plan_bytes_of(const Task& t) {
+  return element_bytes(to_json(t));
+}
+
+std::uintmax_t plan_bytes_of(const Shape& s) {
+  return element_bytes(to_json(s));
+}
+
 void write_plan(const fs::path& run_dir, const Plan& p) {
   json j = to_json(p);
   j[kDigestField] = plan_payload_digest(j);
-  RunDirFs(run_dir).write_json_atomic(kPlanFile, j);
+  const std::string text = j.dump(2) + "\n";
+  if (text.size() > kPlanMaxBytes)
+    throw Error("the plan of " + std::to_string(p.tasks.size()) + " tasks would be " +
+                std::to_string(text.size()) + " bytes of plan.json, more than the " +
+                std::to_string(kPlanMaxBytes) +
+                " its readers accept; nothing was written: plan fewer shapes or blocks (split the "
+                "grid into several runs)");
+  RunDirFs(run_dir).write_atomic(kPlanFile, text);
 }
 
 Plan load_plan(const fs::path& run_dir) {
   const RunDirFs dir(run_dir);
   const std::string where = printable(plan_path(run_dir).string());
   if (dir.kind(kPlanFile) == RunDirFs::Kind::absent)
-    throw UsageError(printable(run_dir.string()) +
-                     " is not an abharness run directory (no plan.json)" +
-                     (dir.kind("variants") == RunDirFs::Kind::directory
-                          ? ": it was stopped before its plan was written (while building), so "
-                            "it cannot be resumed; start a new run"
-                          : ""));
-  const std::string bytes = dir.read(kPlanFile, JsonLimits{}.max_bytes);
+    throw UsageError(
+        printable(run_dir.string()) + " is not an abharness run directory (no plan.json)" +
+        (dir.kind("variants") == RunDirFs::Kind::directory
+             ? ": its start failed or was stopped before its plan was written, so "
+               "nothing in it was measured and there is nothing to resume; remove "
+               "it (rm -r " +
+                   quote(run_dir.string()) + ") and start the run again with `abharness run`"
+             : ""));
+  const std::string bytes = dir.read(kPlanFile, kPlanMaxBytes);
   // A plan that does not parse (a duplicate key, a number out of range) or does not map is a
   // damaged run directory, like an edited one: a provenance failure, not a usage error.
   const auto damaged = [&](const auto& step) {

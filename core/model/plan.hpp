@@ -88,7 +88,18 @@ json to_json(const Plan& p);
 Plan plan_from_json(const json& j, const std::string& where);
 // The plan's digest of its own content: the SHA-256 of the canonical JSON without the digest.
 std::string plan_payload_digest(const json& plan_json);
-// Writes <run>/plan.json atomically, with payload_sha256, without following links.
+// The most bytes of plan.json that load_plan reads, and so the most write_plan writes: a plan is
+// read whole by every worker and command, and bounded like every document abharness reads.
+inline constexpr std::uintmax_t kPlanMaxBytes = JsonLimits{}.max_bytes;
+
+// The bytes one task, or one shape, takes in plan.json as write_plan lays it out (an element of
+// "tasks" or "shapes", with its separator): the planner multiplies them out to refuse, before
+// anything is built, a plan larger than kPlanMaxBytes.
+std::uintmax_t plan_bytes_of(const Task& t);
+std::uintmax_t plan_bytes_of(const Shape& s);
+
+// Writes <run>/plan.json atomically, with payload_sha256, without following links. Throws, writing
+// nothing, when the plan would be larger than kPlanMaxBytes: its own reader would refuse it.
 void write_plan(const std::filesystem::path& run_dir, const Plan& p);
 // Reads <run>/plan.json without following links; `file_sha256` is set to the digest of the
 // bytes read. A plan whose payload_sha256 does not match its content was edited: that is a

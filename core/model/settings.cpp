@@ -62,4 +62,17 @@ void validate(const MeasureSettings& s) {
     bad("--clock-recovery must be between 0 and 10 seconds, e.g. 0.05");
 }
 
+std::string resolve_timer(const std::string& requested, bool gpu_plugin) {
+  if (requested == "auto") return gpu_plugin ? "cupti" : "steady";
+  if (gpu_plugin && requested == "steady")
+    throw UsageError(
+        "timer 'steady' cannot time an asynchronous GPU plugin: use cupti "
+        "(default) or events");
+  if (!gpu_plugin && requested != "steady")
+    throw UsageError("timer '" + requested +
+                     "' times GPU kernels but this plugin runs "
+                     "on the CPU: use steady (or auto)");
+  return requested;
+}
+
 }  // namespace abh

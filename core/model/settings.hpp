@@ -34,4 +34,9 @@ MeasureSettings measure_settings_from_json(const json& j, const std::string& whe
 // Rejects out-of-range values with the field name and the fix.
 void validate(const MeasureSettings& s);
 
+// The timer a plugin is measured with: "auto" becomes cupti on a GPU and steady on the CPU; a
+// timer that cannot time the plugin's device is refused (a UsageError naming the one to use). The
+// worker asks this of each arm; the orchestrator of each variant before the plan is written.
+std::string resolve_timer(const std::string& requested, bool gpu_plugin);
+
 }  // namespace abh

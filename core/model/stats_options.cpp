@@ -2,21 +2,52 @@
 
 #include "system/error.hpp"
 
+#include <cstdio>
+
 namespace abh {
 
+namespace {
+
+// An option's value as the user would type it (0.7, not 0.700000).
+std::string shortest(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
+}
+
+// A fraction given as a percentage (95 for 0.95) is named as such, where the percentage would be
+// in range.
+std::string percent_hint(double v, bool (*in_range)(double)) {
+  return v >= 1 && in_range(v / 100)
+             ? " (a fraction, not a percentage: " + shortest(v / 100) + " for " + shortest(v) + "%)"
+             : "";
+}
+
+bool band_in_range(double v) {
+  return v >= 0 && v < 0.5;
+}
+
+bool confidence_in_range(double v) {
+  return v > 0.5 && v < 1;
+}
+
+}  // namespace
+
 void validate(const StatsOptions& o) {
-  if (!(o.noise_band >= 0 && o.noise_band < 0.5))
-    throw UsageError("noise band " + std::to_string(o.noise_band) +
-                     " is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%");
-  if (!(o.confidence > 0.5 && o.confidence < 1))
-    throw UsageError("confidence " + std::to_string(o.confidence) +
-                     " is out of range: give a level in (0.5, 1), e.g. 0.95");
+  if (!band_in_range(o.noise_band))
+    throw UsageError("--noise-band " + shortest(o.noise_band) +
+                     " is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%" +
+                     percent_hint(o.noise_band, band_in_range));
+  if (!confidence_in_range(o.confidence))
+    throw UsageError("--confidence " + shortest(o.confidence) +
+                     " is out of range: give a level in (0.5, 1), e.g. 0.95" +
+                     percent_hint(o.confidence, confidence_in_range));
   // Each tail of the percentile interval needs a handful of replicates beyond it, or the interval
   // edges are just the most extreme replicates.
   double tail = o.resamples * (1 - o.confidence) / 2;
   if (o.resamples < 100 || tail < 2.5)
-    throw UsageError("bootstrap resamples " + std::to_string(o.resamples) +
-                     " are too few for confidence " + std::to_string(o.confidence) +
+    throw UsageError("--resamples " + std::to_string(o.resamples) +
+                     " are too few for --confidence " + shortest(o.confidence) +
                      ": use at least 100 and enough that (1 - confidence) / 2 * resamples >= 2.5");
 }
 

@@ -38,6 +38,15 @@ std::vector<std::string> telemetry_args(const std::string& gpu) {
   return {kTelemetry, kGpuFlag, gpu};
 }
 
+std::vector<std::string> check_args(const std::filesystem::path& plugin,
+                                    const std::filesystem::path& shapes, const std::string& tactic,
+                                    const std::string& gpu) {
+  std::vector<std::string> args{kCheck,          kPluginFlag, plugin.string(), kShapesFlag,
+                                shapes.string(), kTacticFlag, tactic};
+  if (!gpu.empty()) args.insert(args.end(), {kGpuFlag, gpu});
+  return args;
+}
+
 namespace {
 
 constexpr const char* kReinstall =

@@ -27,6 +27,9 @@ inline constexpr const char* kRun = "run";              // measure one arm of a 
 inline constexpr const char* kProbe = "probe";          // print the environment as JSON
 inline constexpr const char* kDescribe = "describe";    // print what a built plugin is, as JSON
 inline constexpr const char* kTelemetry = "telemetry";  // print one GPU's telemetry now, as JSON
+// Create and destroy a built plugin's problem for each shape of a grid file, before a plan is
+// written: a shape the plugin refuses is found before any arm (orchestrator/dry_run.hpp).
+inline constexpr const char* kCheck = "check";
 // Python front end only: print the interpreter's identity (model/interpreter.hpp) as JSON.
 inline constexpr const char* kInterpreter = "interpreter";
 
@@ -41,8 +44,10 @@ inline constexpr const char* kWarmupFlag = "--warmup";
 // then waits for kTurn, written once the arm before it has ended, before it creates its CUDA
 // context (docs/method.md, "Starting the next arm ahead").
 inline constexpr const char* kAheadFlag = "--ahead";
-inline constexpr const char* kGpuFlag = "--gpu";        // probe, telemetry: GPU index or UUID
-inline constexpr const char* kPluginFlag = "--plugin";  // describe: the plugin's shared object
+inline constexpr const char* kGpuFlag = "--gpu";  // probe, telemetry, check: GPU index or UUID
+inline constexpr const char* kPluginFlag = "--plugin";  // describe, check: the shared object
+inline constexpr const char* kShapesFlag = "--shapes";  // check: a grid file (model/grid.hpp)
+inline constexpr const char* kTacticFlag = "--tactic";  // check: a tactic each problem must take
 
 // Environment. The orchestrator sets the first two on every `run`, a lane on its node the third;
 // the last two are hooks for benches and tests.
@@ -110,6 +115,10 @@ std::vector<std::string> run_args(const std::filesystem::path& run_dir, const st
 std::vector<std::string> probe_args(const std::string& gpu = "");
 std::vector<std::string> describe_args(const std::filesystem::path& plugin);
 std::vector<std::string> telemetry_args(const std::string& gpu);
+// `tactic` "auto" checks no tactic; an empty `gpu` creates the problems on the host.
+std::vector<std::string> check_args(const std::filesystem::path& plugin,
+                                    const std::filesystem::path& shapes, const std::string& tactic,
+                                    const std::string& gpu);
 // The whole command line of a Python arm, and of the interpreter's description.
 std::vector<std::string> python_run_command(const std::string& python,
                                             const std::filesystem::path& front_end,

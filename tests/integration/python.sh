@@ -2,9 +2,10 @@
 # the system python3 with NumPy): the NumPy example through A/B/A; the interpreter, its
 # distributions and the sources' digest recorded in the plan and in every result; no bytecode in the
 # materialized variants; resume after a SIGKILL of the orchestrator; a tampered interpreter record
-# refused by verify; a resume refused when a distribution changed, naming it; and each failure of a
-# Python plugin (no import, no entry, no method, an exception in make_problem, run() or verify(), a
-# wrong result) failing only its arm, with the traceback in the arm's log and one line in the report.
+# refused by verify; a resume refused when a distribution changed, naming it; each failure of a
+# Python plugin in an arm (an exception in make_problem, run() or verify(), a wrong result) failing
+# only its arm, with the traceback in the arm's log and one line in the report; and what the dry
+# run before the plan refuses (no import, no entry, no method, make_problem raising), by name.
 source "$ABH_TESTLIB"
 
 # A python3 with NumPy (python3-numpy, scripts/install-deps.sh).
@@ -177,6 +178,8 @@ mkdir faulty/faulty
 : >faulty/faulty/__init__.py
 # Param "fault" selects how the candidate misbehaves; the baseline (FAULTY = False) ignores it.
 cat >faulty/faulty/problem.py <<'PY'
+import os
+
 from faulty.switch import FAULTY
 
 
@@ -211,6 +214,10 @@ def make_problem(params):
     fault = params.get("fault", "") if FAULTY else ""
     if fault == "make_raises":
         raise KeyError("injected failure in make_problem")
+    # As a problem that depends on its arm's state would: ABH_PARENT_PID is set in arms only, not
+    # in the dry run before the plan.
+    if fault == "make_raises_in_arm" and os.environ.get("ABH_PARENT_PID"):
+        raise KeyError("injected failure in make_problem, in the arm")
     return NoVerify() if fault == "no_verify" else Add(fault)
 PY
 echo 'FAULTY = False' >faulty/faulty/switch.py
@@ -225,8 +232,7 @@ cat >faults.json <<'JSON'
   { "id": "verify_raises", "params": { "fault": "verify_raises" } },
   { "id": "wrong", "params": { "fault": "wrong" } },
   { "id": "assert", "params": { "fault": "assert" } },
-  { "id": "no_verify", "params": { "fault": "no_verify" } },
-  { "id": "make_raises", "params": { "fault": "make_raises" } } ] }
+  { "id": "make_raises_in_arm", "params": { "fault": "make_raises_in_arm" } } ] }
 JSON
 fault_args=(--repo faulty --target py --python "$PY" --runs-root runs "${FAST[@]}" --color never)
 expect_rc 4 "$ABH" run "${fault_args[@]}" --baseline HEAD~1 --candidate HEAD --grid faults.json \
@@ -251,14 +257,32 @@ want run_raises 3 "run() raised ValueError: injected failure in run" tb
 want verify_raises 3 "verify() raised RuntimeError: injected failure in verify" tb
 want wrong 4 "wrong result: max relative error 0.286 > tolerance 1e-12"
 want assert 4 "AssertionError: injected assertion: out[0] is 3.5" tb
-want no_verify 3 "make_problem({\"fault\": \"no_verify\"}) returned NoVerify, which has no verify() method"
-want make_raises 3 "raised KeyError: 'injected failure in make_problem'" tb
+want make_raises_in_arm 3 "raised KeyError: 'injected failure in make_problem, in the arm'" tb
 [ -f $F/results/good/B.json ] || fail "the good shape's candidate arm did not run"
-for s in run_raises verify_raises wrong assert no_verify make_raises; do
+for s in run_raises verify_raises wrong assert make_raises_in_arm; do
   grep -qF "$s" $F/report.md || fail "report.md does not list $s"
 done
 grep -q "failed: .*run() raised ValueError" $F/report.md || fail "report.md lacks the reason"
-pass "exceptions, a missing method and wrong results each fail only their arm"
+pass "exceptions in an arm and wrong results each fail only their arm"
+
+# What the dry run before the plan sees: make_problem raising, or returning an object without
+# verify(), is refused for every such shape at once, before any arm, and leaves no run directory.
+cat >made.json <<'JSON'
+{ "schema_version": 1, "shapes": [
+  { "id": "good", "params": {} },
+  { "id": "no_verify", "params": { "fault": "no_verify" } },
+  { "id": "make_raises", "params": { "fault": "make_raises" } } ] }
+JSON
+expect_rc 2 "$ABH" run "${fault_args[@]}" --baseline HEAD~1 --candidate HEAD --grid made.json \
+  --run-id made
+grep -qF "the candidate Python plugin faulty.problem.make_problem (under $PY) fails its dry run before any arm" \
+  "$T/last.err" || fail "dry run: $(cat "$T/last.err")"
+grep -qF "2 of 3 shapes refused: shape no_verify: faulty.problem.make_problem({\"fault\": \"no_verify\"}) returned NoVerify, which has no verify() method" \
+  "$T/last.err" || fail "no_verify: $(cat "$T/last.err")"
+grep -qF "shape make_raises: faulty.problem.make_problem({\"fault\": \"make_raises\"}) raised KeyError: 'injected failure in make_problem'" \
+  "$T/last.err" || fail "make_raises: $(cat "$T/last.err")"
+[ ! -e runs/made ] || fail "a run directory was left for shapes refused before any arm"
+pass "make_problem raising, or a problem without verify(), is refused before any arm"
 
 # Module-level failures: the candidate (WORKTREE) does not import, or lacks its entry.
 cat >one.json <<'JSON'
@@ -266,17 +290,17 @@ cat >one.json <<'JSON'
 JSON
 git_q -C faulty reset -q --hard HEAD~1
 echo 'import no_such_module_anywhere' >>faulty/faulty/problem.py
-expect_rc 4 "$ABH" run "${fault_args[@]}" --baseline HEAD --candidate WORKTREE --grid one.json \
+expect_rc 2 "$ABH" run "${fault_args[@]}" --baseline HEAD --candidate WORKTREE --grid one.json \
   --run-id noimport
-F=runs/noimport
-want one 3 "cannot import module faulty.problem from the candidate sources" tb
-grep -qF "ModuleNotFoundError: No module named 'no_such_module_anywhere'" <<<"$(reason one)" ||
-  fail "no-import reason: $(reason one)"
+grep -qF "cannot import module faulty.problem from the variant's sources $T/runs/noimport/variants/candidate/src: ModuleNotFoundError: No module named 'no_such_module_anywhere'" \
+  "$T/last.err" || fail "no-import: $(cat "$T/last.err")"
+[ ! -e runs/noimport ] || fail "a run directory was left for a module that does not import"
 git_q -C faulty checkout -q -- faulty/problem.py
 sed -i 's/^def make_problem/def make_problem_renamed/' faulty/faulty/problem.py
-expect_rc 4 "$ABH" run "${fault_args[@]}" --baseline HEAD --candidate WORKTREE --grid one.json \
+expect_rc 2 "$ABH" run "${fault_args[@]}" --baseline HEAD --candidate WORKTREE --grid one.json \
   --run-id noentry
-F=runs/noentry
-want one 3 "has no function 'make_problem'"
+grep -qF "module faulty.problem has no function 'make_problem'" "$T/last.err" ||
+  fail "no entry: $(cat "$T/last.err")"
+[ ! -e runs/noentry ] || fail "a run directory was left for a module without its entry"
 [ -z "$(find runs faulty -name __pycache__)" ] || fail "bytecode written: $(find runs faulty -name __pycache__)"
-pass "a module that does not import, and one without its entry, fail only their arms"
+pass "a module that does not import, and one without its entry, are refused before any arm"

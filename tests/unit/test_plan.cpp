@@ -113,6 +113,38 @@ TEST_CASE("plan: load_plan reads plan.json and refuses a directory without one")
   CHECK(back.file_sha256 == sha256_file(plan_path(tmp.path())));
 }
 
+TEST_CASE("plan: plan_bytes_of counts each task and shape as plan.json holds it") {
+  test::TempDir tmp;
+  const Plan full = test::fixture_plan(2);
+  std::uintmax_t tasks = 0, shapes = 0;
+  for (const Task& t : full.tasks) tasks += plan_bytes_of(t);
+  for (const Shape& s : full.shapes) shapes += plan_bytes_of(s);
+  Plan bare = full;
+  bare.tasks.clear();
+  write_plan(tmp.path(), bare);
+  const auto without_tasks = fs::file_size(plan_path(tmp.path()));
+  write_plan(tmp.path(), full);
+  const auto with_tasks = fs::file_size(plan_path(tmp.path()));
+  // "[]" became "[\n" + the tasks + "\n  ]", the last without its ",\n" separator.
+  CHECK(with_tasks - without_tasks == tasks + 2);
+  bare.shapes = {full.shapes[0]};
+  bare.tasks.clear();
+  write_plan(tmp.path(), bare);
+  CHECK(without_tasks - fs::file_size(plan_path(tmp.path())) == plan_bytes_of(full.shapes[1]));
+  CHECK(shapes > plan_bytes_of(full.shapes[1]));
+}
+
+TEST_CASE("plan: write_plan refuses, writing nothing, a plan larger than its reader accepts") {
+  test::TempDir tmp;
+  Plan p = test::fixture_plan(2);
+  p.shapes[0].params["blob"] = std::string(kPlanMaxBytes, 'x');
+  const std::string msg = test::error_of([&] { write_plan(tmp.path(), p); });
+  CHECK(msg.rfind("the plan of " + std::to_string(p.tasks.size()) + " tasks would be ", 0) == 0);
+  CHECK(msg.find("more than the " + std::to_string(kPlanMaxBytes) +
+                 " its readers accept; nothing was written") != std::string::npos);
+  CHECK_FALSE(fs::exists(plan_path(tmp.path())));
+}
+
 namespace {
 
 // The fixture plan with both variants Python plugins and the interpreter they run under.

@@ -10,6 +10,7 @@
 #include "git_test_repo.hpp"
 #include "model/grid.hpp"
 #include "model/worker_protocol.hpp"
+#include "plan_request_fixture.hpp"
 #include "planner.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
@@ -26,30 +27,6 @@ const fs::path kWorker = fs::path(ABH_BIN_DIR) / "abharness-worker";
 std::string worker_digest_now() {
   return worker_protocol::worker_digest(worker_protocol::worker_files(kWorker.parent_path()));
 }
-
-void write_grid(const fs::path& path, const std::vector<int>& ms) {
-  Grid g;
-  for (int m : ms) g.shapes.push_back(Shape{"m" + std::to_string(m), "", json{{"m", m}}});
-  write_json_atomic(path, to_json(g));
-}
-
-// A repository with two commits, a grid file and a request comparing them.
-struct Request {
-  TempDir tmp{"abh-planner"};
-  GitRepo repo{tmp.path() / "repo"};
-  PlanRequest req;
-  Request() {
-    repo.write("kernel.cpp", "int k() { return 1; }\n");
-    repo.commit_all("baseline");
-    repo.write("kernel.cpp", "int k() { return 2; }\n");
-    repo.commit_all("candidate");
-    write_grid(tmp.path() / "grid.json", {32, 64});
-    req.repo = repo.root().string();
-    req.baseline = "HEAD~1";
-    req.candidate = "HEAD";
-    req.grid = (tmp.path() / "grid.json").string();
-  }
-};
 
 // A planned run directory whose binaries and machine are the real ones of this build: resume
 // would accept it until the test changes something.
@@ -112,6 +89,14 @@ TEST_CASE("planner: a run directory is created once, and nothing else is written
   // runs root git would see instead).
   CHECK_FALSE(fs::exists(runs / ".gitignore"));
   id = "first";
+  // Without a plan, nothing in it can be resumed: the way out is to remove it, not resume.
+  CHECK(usage_error_of([&] { create_run_dir(runs, id); }) ==
+        "run directory " + (runs / "first").string() +
+            " already exists and holds no plan (a start that failed or was stopped before its "
+            "plan was written: nothing in it was measured, and resume cannot continue it): "
+            "remove it (rm -r '" +
+            (runs / "first").string() + "') or give another --run-id");
+  test::write(runs / "first" / "plan.json", "{}");
   CHECK(usage_error_of([&] { create_run_dir(runs, id); }) ==
         "run directory " + (runs / "first").string() + " already exists: use `abharness resume " +
             (runs / "first").string() + "` to continue it, or another --run-id");
@@ -289,36 +274,84 @@ TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
     plan.variants.push_back(v);
   }
   plan.shapes = load_grid(r.req.grid).shapes;
-  CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
+  plan.repo = r.req.repo;
+  plan.plugin_target = "cpu";
+  plan.machine = {Environment{}};
+  plan.tasks = make_schedule(plan.shapes, plan.schedule);
+  const std::vector<int> allowed = allowed_cpus("");
+  for (auto& t : plan.tasks) t.cpus = {allowed.back()};
+  CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req, kWorker));
+  const auto refusal_of = [&](const std::string& given, const std::string& planned) {
+    return "cannot resume " + run_dir.string() + ": " + given + " differs from the plan's " +
+           planned + "; give the plan's value, or continue with `abharness resume " +
+           run_dir.string() + "`, which takes every setting from the plan";
+  };
+  SUBCASE("another --until-decided, --rounds, --schedule or --schedule-seed") {
+    r.req.schedule.until_decided = 3;
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--until-decided 3", "until_decided 0"));
+    r.req.schedule = plan.schedule;
+    r.req.schedule.rounds = 2;
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--rounds 2", "rounds 1"));
+    r.req.schedule = plan.schedule;
+    r.req.schedule.name = "abba";
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--schedule abba", "schedule aba"));
+    r.req.schedule = plan.schedule;
+    r.req.schedule.seed = 7;
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--schedule-seed 7", "seed 0"));
+  }
+  SUBCASE("another --target or --repo") {
+    r.req.target = "cuda";
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--target cuda", "target cpu"));
+    r.req.target = "cpu";
+    r.req.repo = r.tmp.path().string();
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--repo " + r.tmp.path().string(), "repository " + plan.repo));
+  }
+  SUBCASE("--cpus: the plan's placement passes, another is refused") {
+    r.req.cpus = std::to_string(allowed.back());
+    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req, kWorker));
+    if (allowed.size() > 1) {
+      const std::string other = std::to_string(allowed.front());
+      r.req.cpus = other;
+      CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+            refusal_of("--cpus " + other + " (arms of lane 0 on CPU(s) " + other + ")",
+                       "placement (CPU(s) " + std::to_string(allowed.back()) + ")"));
+    }
+  }
   SUBCASE("other settings") {
     r.req.settings.min_samples = 3;
-    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
           "cannot resume " + run_dir.string() +
               ": the measurement settings given differ from the plan's " +
               to_json(plan.settings).dump());
   }
   SUBCASE("other revisions") {
     r.req.candidate = "main";
-    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
           "cannot resume " + run_dir.string() + ": the plan compares 'HEAD~1' with 'HEAD'");
   }
   SUBCASE("another grid") {
     write_grid(r.req.grid, {32});
-    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
           "cannot resume " + run_dir.string() + ": --grid " + r.req.grid +
               " differs from the plan's shapes");
   }
   SUBCASE("no grid given") {
     r.req.grid.clear();
-    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
+    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req, kWorker));
   }
   SUBCASE("another interpreter") {
     plan.python = Interpreter{};
     plan.python->requested = "/usr/bin/python3";
     r.req.python = "/usr/bin/python3";
-    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req));
+    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req, kWorker));
     r.req.python = "python3.12";
-    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req); }) ==
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
           "cannot resume " + run_dir.string() +
               ": --python python3.12 differs from the plan's interpreter '/usr/bin/python3'");
   }

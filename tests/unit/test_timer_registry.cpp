@@ -2,6 +2,7 @@
 // plugin's device refused, and an unknown timer named with the ones this build has.
 #include <doctest/doctest.h>
 
+#include "model/settings.hpp"
 #include "system/error.hpp"
 #include "timer.hpp"
 

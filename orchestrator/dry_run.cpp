@@ -1,0 +1,194 @@
+#include "dry_run.hpp"
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "model/worker_protocol.hpp"
+#include "paths.hpp"
+#include "system/error.hpp"
+#include "system/run_dir_fs.hpp"
+#include "system/text.hpp"
+#include "variants.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kScratch = "logs/check";
+// The prefix of the Python check's own account of a failure (the last such line of its stderr).
+constexpr std::string_view kPythonCheckPrefix = "abharness-check: ";
+
+// Imports the plugin's module from the variant's sources (and the abharness helper beside the
+// launcher), as an arm's launcher does, and with "create" makes each shape's problem. One JSON
+// line on stdout when every step passed; otherwise one line with kPythonCheckPrefix on stderr.
+constexpr const char* kPythonCheck = R"PY(
+import importlib, json, os, sys
+src, helper, module, entry_name, mode, shapes_path, tactic = sys.argv[1:8]
+sys.path[:0] = [src, helper]
+
+def fail(message):
+    sys.stderr.write("abharness-check: " + message + "\n")
+    sys.exit(2)
+
+def reason(e):
+    lines = str(e).strip().splitlines()
+    return type(e).__name__ + (": " + lines[0] if lines else "")
+
+try:
+    mod = importlib.import_module(module)
+except BaseException as e:
+    fail("cannot import module %s from the variant's sources %s: %s" % (module, src, reason(e)))
+root = os.path.realpath(src) + os.sep
+for m in (mod, sys.modules[module.split(".")[0]]):
+    where = getattr(m, "__file__", None)
+    if not where or not os.path.realpath(where).startswith(root):
+        fail("module %s was imported from %s, not from the variant's sources %s: an installed "
+             "copy or another directory shadows it; rename the module or uninstall the copy"
+             % (m.__name__, where or "a namespace package", src))
+entry = getattr(mod, entry_name, None)
+if not callable(entry):
+    fail("module %s has no function '%s': define it, taking a shape's parameters and returning "
+         "an object with run() and verify(), or name another in abharness.json (\"entry\")"
+         % (module, entry_name))
+made, refused = 0, []
+if mode == "create":
+    with open(shapes_path) as f:
+        shapes = json.load(f)["shapes"]
+    for shape in shapes:
+        call = "%s.%s(%s)" % (module, entry_name, json.dumps(shape["params"], sort_keys=True))
+        try:
+            problem = entry(shape["params"])
+        except BaseException as e:
+            refused.append("shape %s: %s raised %s" % (shape["id"], call, reason(e)))
+            continue
+        missing = [m for m in ("run", "verify") if not callable(getattr(problem, m, None))]
+        if missing:
+            refused.append("shape %s: %s returned %s, which has no %s() method: a problem needs "
+                           "run() and verify()" % (shape["id"], call, type(problem).__name__,
+                                                   missing[0]))
+        elif tactic != "auto":
+            tactics = getattr(problem, "tactics", None)
+            keys = list(tactics()) if callable(tactics) else ["default"]
+            if tactic not in keys:
+                refused.append("shape %s: --tactic %s is not a tactic of its problem (it has: %s)"
+                               % (shape["id"], tactic, ", ".join(map(str, keys))))
+        del problem
+        made += 1
+    if refused:
+        more = "; and %d more" % (len(refused) - 8) if len(refused) > 8 else ""
+        fail("%d of %d shapes refused: %s%s" % (len(refused), len(shapes), "; ".join(refused[:8]),
+                                                 more))
+print(json.dumps({"shapes": made}))
+)PY";
+
+// The grid's distinct parameter sets, each under the id of its first shape: a problem depends on
+// its parameters only.
+Grid distinct_shapes(const std::vector<Shape>& shapes) {
+  Grid g;
+  std::set<std::string> seen;
+  for (const Shape& s : shapes)
+    if (seen.insert(canonical(s.params)).second) g.shapes.push_back(Shape{s.id, "", s.params});
+  return g;
+}
+
+// The command's own account of its failure: the last stderr line that starts with `prefix`,
+// else the last non-empty line.
+std::string failure_of(const std::string& err, std::string_view prefix) {
+  std::string last, own;
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) == 0) own = line.substr(prefix.size());
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  }
+  return printable(own.empty() ? last : own);
+}
+
+// Runs one check to completion; UsageError with its failure, `who` and the fix.
+void run_check(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+               const RunDirFs& scratch, const std::string& tag, std::string_view prefix,
+               const std::string& who) {
+  // Each problem is made once here and once per arm later: a grid whose problems take longer
+  // than this to make would take hours to measure.
+  const ExitStatus st = run_into_scratch(argv, tag, scratch, env, 900);
+  if (st.ok()) return;
+  const std::string why = failure_of(scratch.read(tag + ".err", 1u << 20), prefix);
+  throw UsageError(who + " fails its dry run before any arm (" + st.describe() + "): " + why +
+                   "; fix the grid, the options or the plugin and run again (nothing was "
+                   "measured)");
+}
+
+// The C++ plugin's problems, made by `abharness-worker check` on its device.
+void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
+                  const fs::path& worker, const RunDirFs& scratch, std::ostream& log) {
+  std::map<std::string, std::string> env;
+  std::string gpu;
+  if (v.device == "cuda") {
+    if (plan.machine.empty() || !plan.machine.front().gpu ||
+        plan.machine.front().gpu->uuid.empty()) {
+      log << v.name << ": the CUDA plugin's problems are not checked here: its GPUs are on the "
+          << plan.launcher.name << " lanes' nodes\n";
+      return;
+    }
+    gpu = plan.machine.front().gpu->uuid;
+    env[worker_protocol::kVisibleDevicesEnv] = gpu;
+  }
+  std::vector<std::string> argv{worker.string()};
+  for (auto& a : worker_protocol::check_args(run_dir / v.plugin, scratch.root() / "shapes.json",
+                                             plan.settings.tactic, gpu))
+    argv.push_back(std::move(a));
+  run_check(argv, env, scratch, v.name, worker_protocol::kErrorPrefix,
+            "the " + v.name + " plugin " + v.plugin);
+  log << v.name << ": dry run passed: the plugin made the problem of each distinct shape"
+      << (gpu.empty() ? "" : " on GPU " + gpu) << ", nothing measured\n";
+}
+
+// The Python plugin's module, imported by its interpreter; a CPU plugin's problems made too.
+void check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
+                  const fs::path& worker, const RunDirFs& scratch, std::ostream& log) {
+  const PythonPlugin& py = *v.recipe.python;
+  std::vector<std::string> argv{plan.python->executable};
+  for (const char* flag : worker_protocol::kPythonFlags) argv.emplace_back(flag);
+  argv.insert(argv.end(), {"-c", kPythonCheck, (run_dir / v.plugin).string(),
+                           python_launcher(worker).parent_path().string(), py.module, py.entry,
+                           py.device == "cpu" ? "create" : "import",
+                           (scratch.root() / "shapes.json").string(), plan.settings.tactic});
+  run_check(argv, {}, scratch, v.name, kPythonCheckPrefix,
+            "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
+                plan.python->executable + ")");
+  log << v.name << ": dry run passed: module " << py.module << " imports"
+      << (py.device == "cpu" ? " and made the problem of each distinct shape"
+                             : " (a CUDA plugin's problems are made by its arms, on their stream)")
+      << ", nothing measured\n";
+}
+
+// The plan's timer must be able to time the variant's device.
+void check_timer(const MeasureSettings& s, const Variant& v) {
+  try {
+    resolve_timer(s.timer, v.device == "cuda");
+  } catch (const UsageError& e) {
+    throw UsageError("--timer " + s.timer + ": the " + v.name + " plugin runs on the " +
+                     (v.device == "cuda" ? "GPU" : "CPU") + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+void dry_run_plugins(const Plan& plan, const fs::path& run_dir, const fs::path& worker,
+                     std::ostream& log) {
+  for (const Variant& v : plan.variants) check_timer(plan.settings, v);
+  RunDirFs(run_dir).make_dirs(kScratch);
+  const RunDirFs scratch(run_dir / kScratch);
+  const Grid shapes = distinct_shapes(plan.shapes);
+  scratch.write_json_atomic("shapes.json", to_json(shapes));
+  for (const Variant& v : plan.variants) {
+    if (v.is_python())
+      check_python(plan, v, run_dir, worker, scratch, log);
+    else
+      check_native(plan, v, run_dir, worker, scratch, log);
+  }
+}
+
+}  // namespace abh

@@ -1,0 +1,27 @@
+// The last check before plan.json is written: each variant's built plugin is given the grid's
+// shapes without measuring anything, so that a parameter the plugin does not know, a tactic it
+// does not have, a module that does not import (a missing numpy) or a timer that cannot time its
+// device is refused before the first arm, naming the shape, the parameter and the plugin, instead
+// of failing arm by arm (docs/provenance.md, "Checked before anything is built").
+//
+//  - A C++ plugin: `abharness-worker check` creates and destroys the problem of each distinct
+//    shape, on the host, or on the plan's first GPU for a CUDA plugin (not checked where the GPU is
+//    not here: a Slurm lane's node; that is said on the log).
+//  - A Python plugin: its interpreter imports its module from the variant's sources as an arm's
+//    launcher does, and for a CPU plugin calls the entry with each distinct shape's parameters; a
+//    CUDA plugin's problems are made by its arms only, on the stream their worker binds.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+
+#include "model/plan.hpp"
+
+namespace abh {
+
+// `plan` has its variants, shapes, settings, interpreter and machine; nothing is written but
+// scratch files under run_dir/logs/check. UsageError naming the variant, the shape and the fix.
+void dry_run_plugins(const Plan& plan, const std::filesystem::path& run_dir,
+                     const std::filesystem::path& worker, std::ostream& log);
+
+}  // namespace abh

@@ -1,0 +1,115 @@
+// `run --resume` with flags: each flag that decides the plan must describe the plan's sweep, or
+// it would be silently ignored (the plan is never edited). planner.hpp lists what is compared.
+#include "launcher.hpp"
+#include "placement.hpp"
+#include "planner.hpp"
+#include "system/cpu_set.hpp"
+#include "system/error.hpp"
+#include "system/text.hpp"
+#include "variants.hpp"
+
+namespace abh {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A flag given to `run --resume` that differs from the plan: the fix is the plan's value, or
+// `abharness resume`, which takes everything from the plan.
+[[noreturn]] void refuse_flag(const fs::path& run_dir, const std::string& given,
+                              const std::string& planned) {
+  throw UsageError("cannot resume " + run_dir.string() + ": " + given +
+                   " differs from the plan's " + planned +
+                   "; give the plan's value, or continue with `abharness resume " +
+                   run_dir.string() + "`, which takes every setting from the plan");
+}
+
+void check_schedule_flags(const fs::path& run_dir, const Plan& plan, const ScheduleOptions& s) {
+  const ScheduleOptions& p = plan.schedule;
+  if (s.name != p.name) refuse_flag(run_dir, "--schedule " + s.name, "schedule " + p.name);
+  if (s.rounds != p.rounds)
+    refuse_flag(run_dir, "--rounds " + std::to_string(s.rounds),
+                "rounds " + std::to_string(p.rounds));
+  if (s.seed != p.seed)
+    refuse_flag(run_dir, "--schedule-seed " + std::to_string(s.seed),
+                "seed " + std::to_string(p.seed));
+  if (s.until_decided != p.until_decided)
+    refuse_flag(run_dir, "--until-decided " + std::to_string(s.until_decided),
+                "until_decided " + std::to_string(p.until_decided));
+}
+
+// --cpus, when given: the CPUs it places each lane's arms on must be the plan's.
+void check_cpus_flag(const fs::path& run_dir, const Plan& plan, const std::string& cpus) {
+  if (cpus.empty() || launcher_places_lanes(plan.launcher)) return;
+  const std::vector<LanePlacement> lanes = place_lanes(plan.machine, allowed_cpus(cpus));
+  for (const Task& t : plan.tasks) {
+    const std::vector<int>& now = lanes.at(static_cast<size_t>(t.gpu)).cpus;
+    if (now != t.cpus)
+      refuse_flag(run_dir,
+                  "--cpus " + cpus + " (arms of lane " + std::to_string(t.gpu) + " on CPU(s) " +
+                      format_cpu_list(now) + ")",
+                  "placement (CPU(s) " + format_cpu_list(t.cpus) + ")");
+  }
+}
+
+// --gpus of a CUDA plan run here: the same GPUs, in the same order (an index is resolved to its
+// UUID by a probe, as the plan's were).
+void check_gpus_flag(const fs::path& run_dir, const Plan& plan, const std::string& gpus,
+                     const fs::path& worker) {
+  if (!any_cuda(plan) || launcher_places_lanes(plan.launcher)) return;
+  const std::vector<std::string> given = split_gpus(gpus);
+  std::vector<std::string> planned;
+  for (const auto& m : plan.machine) planned.push_back(m.gpu ? m.gpu->uuid : "");
+  if (given.size() != planned.size())
+    refuse_flag(run_dir, "--gpus " + gpus + " (" + std::to_string(given.size()) + " GPUs)",
+                std::to_string(planned.size()) + " GPUs (" + join(planned, ",") + ")");
+  for (size_t i = 0; i < given.size(); ++i) {
+    std::string uuid = given[i];
+    if (uuid.rfind("GPU-", 0) != 0) {
+      const fs::path scratch = run_dir / "logs" / "probe";
+      const auto probed = probe_machine(worker, true, {uuid}, scratch);
+      uuid = probed.at(0).gpu ? probed.at(0).gpu->uuid : "";
+    }
+    if (uuid != planned[i])
+      refuse_flag(run_dir, "--gpus " + gpus + " (GPU " + given[i] + " is " + uuid + ")",
+                  "GPU " + std::to_string(i) + " " + planned[i]);
+  }
+}
+
+}  // namespace
+
+void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested,
+                      const fs::path& worker) {
+  if (requested.settings != plan.settings)
+    throw UsageError("cannot resume " + run_dir.string() +
+                     ": the measurement settings given differ from the plan's " +
+                     to_json(plan.settings).dump());
+  if (plan.variants.at(0).source.requested != requested.baseline ||
+      plan.variants.at(1).source.requested != requested.candidate)
+    throw UsageError("cannot resume " + run_dir.string() + ": the plan compares '" +
+                     plan.variants[0].source.requested + "' with '" +
+                     plan.variants[1].source.requested + "'");
+  const std::string repo = fs::absolute(requested.repo).lexically_normal().string();
+  if (repo != plan.repo) refuse_flag(run_dir, "--repo " + repo, "repository " + plan.repo);
+  if (requested.target != plan.plugin_target)
+    refuse_flag(run_dir, "--target " + requested.target, "target " + plan.plugin_target);
+  check_schedule_flags(run_dir, plan, requested.schedule);
+  if (!requested.python.empty() && plan.python && requested.python != plan.python->requested)
+    throw UsageError("cannot resume " + run_dir.string() + ": --python " + requested.python +
+                     " differs from the plan's interpreter '" + plan.python->requested + "'");
+  if (launcher_named(requested.launcher.name).resolve(requested.launcher, any_cuda(plan)) !=
+      plan.launcher)
+    throw UsageError("cannot resume " + run_dir.string() + ": the launcher options given differ " +
+                     "from the plan's " + to_json(plan.launcher).dump());
+  if (resolve_start_ahead(requested.start_ahead, any_cuda(plan), plan.python.has_value()) !=
+      plan.schedule.start_ahead)
+    throw UsageError("cannot resume " + run_dir.string() + ": --start-ahead " +
+                     requested.start_ahead + " differs from the plan's start_ahead " +
+                     std::to_string(plan.schedule.start_ahead));
+  check_cpus_flag(run_dir, plan, requested.cpus);
+  check_gpus_flag(run_dir, plan, requested.gpus, worker);
+  if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
+    throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
+                     " differs from the plan's shapes");
+}
+
+}  // namespace abh

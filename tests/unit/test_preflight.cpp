@@ -1,0 +1,98 @@
+// What a new run checks before its run directory exists (orchestrator/preflight.hpp): each option
+// named with its fix, and a plan refused when it would be larger than its reader accepts, with the
+// largest --until-decided (or --rounds) that fits, which is accepted and does fit.
+#ifdef ABH_HAVE_ORCHESTRATOR
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "model/plan.hpp"
+#include "plan_request_fixture.hpp"
+#include "planner.hpp"
+#include "preflight.hpp"
+#include "system/error.hpp"
+#include "system/json_io.hpp"
+
+using namespace abh;
+using namespace abh::test;
+
+TEST_CASE("preflight: every option is checked before anything is built") {
+  Request r;
+  SUBCASE("a noise band given as a percentage") {
+    r.req.schedule.decision.noise_band = 2;
+    CHECK(r.refusal() ==
+          "--noise-band 2 is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1% (a "
+          "fraction, not a percentage: 0.02 for 2%)");
+  }
+  SUBCASE("a noise band out of range") {
+    r.req.schedule.decision.noise_band = 0.7;
+    CHECK(r.refusal() ==
+          "--noise-band 0.7 is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%");
+  }
+  SUBCASE("a confidence of 95 or 1.5") {
+    r.req.schedule.decision.confidence = 95;
+    CHECK(contains(r.refusal(),
+                   "--confidence 95 is out of range: give a level in (0.5, 1), "
+                   "e.g. 0.95 (a fraction, not a percentage: 0.95 for 95%)"));
+    r.req.schedule.decision.confidence = 1.5;
+    CHECK(r.refusal() == "--confidence 1.5 is out of range: give a level in (0.5, 1), e.g. 0.95");
+  }
+  SUBCASE("a CPU this process may not use") {
+    r.req.cpus = "1000";
+    CHECK(r.refusal().rfind("--cpus 1000: CPU 1000 is not allowed to this process", 0) == 0);
+  }
+  SUBCASE("an interpreter that does not exist") {
+    r.req.python = "/no/such/python3";
+    CHECK(r.refusal().rfind("--python '/no/such/python3': no such interpreter", 0) == 0);
+  }
+  SUBCASE("--start-ahead out of range") {
+    r.req.start_ahead = "17";
+    CHECK(r.refusal().rfind("--start-ahead 17: use the number of workers", 0) == 0);
+  }
+  SUBCASE("an unknown schedule") {
+    r.req.schedule.name = "abab";
+    CHECK(r.refusal().rfind("--schedule 'abab' is unknown", 0) == 0);
+  }
+  SUBCASE("a negative --until-decided") {
+    r.req.schedule.until_decided = -1;
+    CHECK(r.refusal() == "--until-decided must be >= 0");
+  }
+  CHECK_FALSE(fs::exists(r.tmp.path() / "runs"));
+}
+
+TEST_CASE("preflight: a plan larger than its reader accepts is refused with what fits") {
+  Request r;
+  r.req.schedule.until_decided = 100000;
+  const std::string msg = r.refusal();
+  CHECK(msg.rfind("--until-decided 100000: the plan would hold 600006 tasks (2 shapes x 3 arms x "
+                  "100001 blocks: --rounds 1 + --until-decided 100000), about ",
+                  0) == 0);
+  CHECK(contains(msg, "abharness reads plans of at most 64 MiB"));
+  std::smatch m;
+  REQUIRE(std::regex_search(msg, m, std::regex("give --until-decided ([0-9]+) or less")));
+  const int most = std::stoi(m[1]);
+  CHECK(most > 1000);
+  r.req.schedule.until_decided = most;
+  CHECK_NOTHROW(resolve_request(r.req));
+  // What it lets through fits: the shapes and tasks as plan.json holds them, each task with the
+  // lane's CPU, leave the reserve for the rest of the plan, and not much more.
+  const Grid grid = load_grid(r.req.grid);
+  std::uintmax_t bytes = kPlanReserveBytes;
+  for (const Shape& s : grid.shapes) bytes += plan_bytes_of(s);
+  for (Task& t : make_schedule(grid.shapes, r.req.schedule)) {
+    t.cpus = {allowed_cpus("").back()};
+    bytes += plan_bytes_of(t);
+  }
+  CHECK(bytes <= kPlanMaxBytes);
+  CHECK(bytes > kPlanMaxBytes - kPlanMaxBytes / 20);
+  r.req.schedule.until_decided = most + 1;
+  CHECK(contains(r.refusal(), "give --until-decided " + m[1].str() + " or less"));
+  // Too many planned blocks name --rounds.
+  r.req.schedule.until_decided = 0;
+  r.req.schedule.rounds = 10000000;
+  CHECK(contains(r.refusal(), "--rounds 10000000: the plan would hold "));
+  CHECK(contains(r.refusal(), " or less and no --until-decided"));
+}
+
+#endif
