@@ -1,4 +1,4 @@
-// The handle-based form of compute_source_identity (core/identity.hpp), for code in core/git that
+// The handle-based form of compute_source_identity (core/model/identity.hpp), for code in core/git that
 // already holds an open repository (submodules, materialization's final check).
 #pragma once
 
