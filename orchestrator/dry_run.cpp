@@ -22,7 +22,7 @@ constexpr const char* kScratch = "logs/check";
 constexpr std::string_view kPythonCheckPrefix = "abharness-check: ";
 
 // Imports the plugin's module from the variant's sources (and the abharness helper beside the
-// launcher), as an arm's launcher does, and with "create" makes each shape's problem. One JSON
+// Python front end), as an arm's front end does, and with "create" makes each shape's problem. One JSON
 // line on stdout when every step passed; otherwise one line with kPythonCheckPrefix on stderr.
 constexpr const char* kPythonCheck = R"PY(
 import importlib, json, os, sys
@@ -152,7 +152,7 @@ void check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
   std::vector<std::string> argv{plan.python->executable};
   for (const char* flag : worker_protocol::kPythonFlags) argv.emplace_back(flag);
   argv.insert(argv.end(), {"-c", kPythonCheck, (run_dir / v.plugin).string(),
-                           python_launcher(worker).parent_path().string(), py.module, py.entry,
+                           python_front_end(worker).parent_path().string(), py.module, py.entry,
                            py.device == "cpu" ? "create" : "import",
                            (scratch.root() / "shapes.json").string(), plan.settings.tactic});
   run_check(argv, {}, scratch, v.name, kPythonCheckPrefix,
