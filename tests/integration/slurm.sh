@@ -117,6 +117,10 @@ fail() {
   for f in "$T"/runs/*/logs/lanes/*.err "$T"/runs/*/logs/probe/slurm-probe-*.err; do
     [ -s "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }
   done
+  # What the controller and the node said of the jobs: a job's end reason, a launch refused.
+  for f in "$S/slurmctld.log" "$S/slurmd.log"; do
+    [ -s "$f" ] && { echo "--- $f" >&2; grep -iE "job|requeue|launch|error" "$f" | tail -n 25 >&2; }
+  done
   exit 1
 }
 # release NAME: waits (up to 60 s) for the held job NAME, releases it and prints its id.
@@ -228,11 +232,19 @@ done
 scontrol requeue "$again"
 snapshot >"$T/mid"
 [ "$(wc -l <"$T/mid")" -lt 12 ] || fail "job $again finished its lane before it was requeued"
-# A requeued job waits (BeginTime) before it may start again; the test does not.
-for _ in $(seq 1 200); do
-  squeue -h -j "$again" -t PD -o %i 2>/dev/null | grep -q . && break
-  sleep 0.05
-done
+# A requeued job waits (BeginTime) before it may start again; the test does not, but it does wait
+# for the first start to be gone: pending again, no longer completing, and none of its processes
+# (the lane, its workers) left on the node. Started again while the first start's step was still
+# being torn down, the job's second launch failed and Slurm listed it FAILED (CI, 2026-12-02).
+first_start_gone() {
+  scontrol show job "$again" 2>/dev/null | grep -q "JobState=PENDING" || return 1
+  scontrol show job "$again" 2>/dev/null | grep -q "COMPLETING" && return 1
+  pgrep -f -- "lane --run-dir $R --lane 1" >/dev/null && return 1
+  pgrep -f -- "run --run-dir $R " >/dev/null && return 1
+  return 0
+}
+for _ in $(seq 1 600); do first_start_gone && break; sleep 0.05; done
+first_start_gone || fail "job $again's first start did not end after its requeue: $(scontrol show job "$again")"
 scontrol update JobId="$again" StartTime=now
 wait_rc $orch
 [ "$rc" = 0 ] || { cat "$T/resume2.err" >&2; fail "the re-attached resume exited $rc"; }
