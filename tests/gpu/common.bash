@@ -8,6 +8,8 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
 fi
 : "${ABH_BIN:?set ABH_BIN to the build's bin directory}"
 : "${ABH_PLUGIN_DIR:?set ABH_PLUGIN_DIR to the build's plugins directory}"
+# Absolute, so that a test may change directory (tools/gpu_prove.sh passes a bundle's relative path).
+ABH_BIN=$(cd "$ABH_BIN" && pwd) ABH_PLUGIN_DIR=$(cd "$ABH_PLUGIN_DIR" && pwd)
 GPU_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORKER="$ABH_BIN/abharness-worker"
 for f in "$WORKER" "$ABH_PLUGIN_DIR/libabh_spin.so" "$ABH_PLUGIN_DIR/libabh_cublaslt_gemm.so"; do

@@ -7,7 +7,7 @@ source "$(dirname "$0")/common.bash"
 torch_python
 ABH=$ABH_BIN/abharness
 [[ -x $ABH ]] || fail "$ABH missing: this test drives the orchestrator"
-[[ -d $ABH_BIN/lib ]] && export LD_LIBRARY_PATH=$ABH_BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+[[ -d $ABH_BIN/../lib ]] && export LD_LIBRARY_PATH=$ABH_BIN/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 root=$(cd "$GPU_TEST_DIR/../.." && pwd)
 cd "$TMP"
 "$root/examples/make-demo-repo.sh" triton repo >/dev/null

@@ -11,8 +11,9 @@ torch_python
 "$PY" -c "import sys, torch, triton; print('python', sys.version.split()[0], 'torch', torch.__version__, 'triton', triton.__version__)"
 ABH=$ABH_BIN/abharness
 [[ -x $ABH ]] || fail "$ABH missing: this test drives the orchestrator"
-# A bundle (tools/relocatable.sh) keeps libgit2's own dependencies in bin/lib.
-[[ -d $ABH_BIN/lib ]] && export LD_LIBRARY_PATH=$ABH_BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# A bundle (tools/relocatable.sh) keeps libgit2's own dependencies in lib/ beside bin/ (RUNPATH
+# is not inherited by a library's own dependencies).
+[[ -d $ABH_BIN/../lib ]] && export LD_LIBRARY_PATH=$ABH_BIN/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 root=$(cd "$GPU_TEST_DIR/../.." && pwd)
 cd "$TMP"
 "$root/examples/make-demo-repo.sh" triton repo
