@@ -14,33 +14,39 @@ JSON
 args=(--repo repo --baseline HEAD --candidate HEAD --grid grid.json --runs-root runs --quiet
   --color never --warmup 1)
 
-# check RUN TARGET: every arm stopped on precision, far below the cap, with consistent evidence.
+# check RUN TARGET: the arms stopped on precision, far below the cap, with consistent evidence.
+# A median that sits where two timer readings meet can need more samples than any other (the
+# interval spans both readings until one side wins): such an arm may reach the cap, and must say so.
 check() {
-  python3 - "$1" "$2" <<'PY' || fail "$1: an arm did not stop on precision as expected (above)"
+  python3 - "$1" "$2" <<'PY' || fail "$1: the arms did not stop on precision as expected (above)"
 import glob, json, statistics, sys
 run, target = sys.argv[1], float(sys.argv[2])
 plan = json.load(open(run + "/plan.json"))
 assert plan["settings"]["stopping"] == "precision", plan["settings"]
 paths = sorted(glob.glob(run + "/results/*/*.json"))
 assert len(paths) == 6, paths
+counts, on_precision = [], 0
 for path in paths:
     m = json.load(open(path))["measurement"]
-    n, stop = len(m["samples_ns"]), m["stop"]
+    n, stop, ci = len(m["samples_ns"]), m["stop"], m["stop"]["interval"]
     where = f"{path}: {n} samples, {m['stop_reason']}"
-    assert stop["rule"] == "precision" and stop["cause"] == "precision", where
-    # The cap is 100 000; a tick-quantized median is pinned down after hundreds to thousands.
-    assert 10 <= n <= 20000, where
-    assert stop["samples"] == n, where
-    assert stop["target"] == target, (where, stop["target"])
-    assert stop["confidence"] == 0.95, where
+    print(where)
+    counts.append(n)
+    assert stop["rule"] == "precision" and stop["samples"] == n, where
+    assert stop["target"] == target and stop["confidence"] == 0.95, (where, stop)
     med = statistics.median(m["samples_ns"])
     assert stop["median_ns"] == med, (where, stop["median_ns"], med)
-    ci = stop["interval"]
-    assert ci["lo_ns"] <= med <= ci["hi_ns"], (where, ci)
-    assert ci["half_width"] <= target, (where, ci)
-    assert ci["inflation"] >= 1, (where, ci)
-    assert f"target after {n} samples" in m["stop_reason"], where
-    print(f"{path.split('/results/')[1]}: {n} samples, {m['stop_reason']}")
+    assert ci["lo_ns"] <= med <= ci["hi_ns"] and ci["inflation"] >= 1, (where, ci)
+    if stop["cause"] == "precision":
+        on_precision += 1
+        assert n >= 10 and ci["half_width"] <= target, (where, ci)
+        assert f"target after {n} samples" in m["stop_reason"], where
+    else:
+        assert stop["cause"] == "sample_limit" and n == 100000, where
+        assert ci["half_width"] > target and "not met" in m["stop_reason"], (where, ci)
+# The former rule ran every one of these arms to the 100 000-sample cap.
+assert on_precision >= 4, f"{on_precision} of 6 arms stopped on precision"
+assert statistics.median(counts) <= 20000, counts
 PY
 }
 
