@@ -219,19 +219,26 @@ grep -q "lane 1: re-attaching to job $again (PENDING)" "$T/resume2.err" ||
   fail "the second resume did not re-attach to job $again: $(cat "$T/resume2.err")"
 scontrol release "$again"
 # Preemption: as soon as the job has measured its first arm (the rest of its lane still ahead of
-# it), Slurm requeues it, as a preempting job would. The orchestrator keeps waiting for it; its
-# second start (SLURM_RESTART_COUNT=1) keeps whatever the first one measured and runs only the
-# rest. (Requeued the moment its node record appeared, the job was sometimes listed FAILED instead,
-# in about one run in five.)
-before=$(snapshot | wc -l)
+# it), Slurm requeues it, as a preempting job would. The orchestrator keeps
+# waiting for it; its second start (SLURM_RESTART_COUNT=1) keeps whatever the first one measured
+# and runs only the rest. (Requeued the moment its node record appeared, the job was sometimes
+# listed FAILED instead, in about one run in five.)
+results() { find "$R/results" -name '*.json' 2>/dev/null | wc -l; }
+before=$(results)
 for _ in $(seq 1 1200); do
-  [ -f "$R/launcher/nodes/lane1-job$again-r0.json" ] && [ "$(snapshot | wc -l)" -gt "$before" ] && break
+  [ -f "$R/launcher/nodes/lane1-job$again-r0.json" ] && [ "$(results)" -gt "$before" ] && break
   sleep 0.05
 done
 [ -f "$R/launcher/nodes/lane1-job$again-r0.json" ] || fail "job $again never started"
-scontrol requeue "$again"
+# The lane's process is stopped first (SIGSTOP; its worker finishes at most the arm it measures),
+# so the requeue lands mid-lane however loaded this machine is: on a busy CI machine the lane's
+# remaining arms once finished before a plain requeue arrived. (`scontrol suspend` instead left
+# the requeued job pending for good.) Slurm's requeue kills the stopped process.
+pkill -STOP -f -- "lane --run-dir $R --lane 1" || fail "no lane process of job $again to stop"
+for _ in $(seq 1 200); do pgrep -f -- "run --run-dir $R " >/dev/null || break; sleep 0.05; done
 snapshot >"$T/mid"
-[ "$(wc -l <"$T/mid")" -lt 12 ] || fail "job $again finished its lane before it was requeued"
+scontrol requeue "$again"
+[ "$(wc -l <"$T/mid")" -lt 12 ] || fail "job $again finished its lane before it was stopped"
 # A requeued job waits (BeginTime) before it may start again; the test does not, but it does wait
 # for the first start to be gone: pending again, no longer completing, and none of its processes
 # (the lane, its workers) left on the node. Started again while the first start's step was still
