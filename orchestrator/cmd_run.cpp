@@ -67,17 +67,12 @@ int start_run(RunFlags f) {
 
 void add_measure_flags(CLI::App& c, MeasureSettings& s) {
   c.add_option("--timer", s.timer, "auto | cupti | events | steady")->capture_default_str();
-  c.add_option("--stopping", s.stopping, "stopping rule: precision | stdrel | fixed")
-      ->capture_default_str();
+  c.add_option("--stopping", s.stopping, "stopping rule: stdrel | fixed")->capture_default_str();
   c.add_option("--warmup", s.warmup_iterations, "warm-up iterations")->capture_default_str();
   c.add_option("--min-samples", s.min_samples, "minimum samples per arm")->capture_default_str();
-  c.add_option("--min-time", s.min_time_s, "minimum wall-clock seconds of sampling per arm")
+  c.add_option("--min-time", s.min_time_s, "minimum measured seconds per arm")
       ->capture_default_str();
-  c.add_option("--median-precision", s.median_precision,
-               "precision: target relative half-width of each arm's median interval, a fraction "
-               "(0.001 = 0.1 %; 0: a tenth of --noise-band)")
-      ->capture_default_str();
-  c.add_option("--max-noise", s.max_noise, "stdrel: target relative noise")->capture_default_str();
+  c.add_option("--max-noise", s.max_noise, "target relative std deviation")->capture_default_str();
   c.add_option("--max-time", s.max_time_s, "per-arm limit on measured seconds")
       ->capture_default_str();
   c.add_option("--max-samples", s.max_samples, "per-arm limit on samples")->capture_default_str();
