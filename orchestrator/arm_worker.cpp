@@ -46,6 +46,8 @@ ArmWorker::ArmWorker(const RunDirFs& run, const Plan& plan, const fs::path& work
   // The worker asks the kernel to kill it when we die, so a killed orchestrator never leaves an
   // orphan that writes a result behind a later resume's back.
   spec.env[worker_protocol::kParentPidEnv] = std::to_string(::getpid());
+  // The plan this process read and checked whole: the worker reads only its arm's entries of it.
+  if (!plan.file_sha256.empty()) spec.env[worker_protocol::kPlanDigestEnv] = plan.file_sha256;
   // A worker sees only the GPU of its arm: the driver then initialises one GPU, not all of them
   // (start-up on a 2-GPU H200 machine: 0.54 s -> 0.34 s), and a plugin cannot stray onto a GPU
   // that another arm is measuring on.

@@ -55,6 +55,7 @@ struct LaneState {
 LaneState lane_state(const RunDirFs& run, const Plan& plan, int lane,
                      const std::vector<NodeRecord>& nodes) {
   LaneState s;
+  const PlanIndex index(plan);
   for (const auto& t : plan.tasks) {
     if (t.gpu != lane || t.conditional) continue;
     const fs::path result = result_rel(t);
@@ -65,7 +66,7 @@ LaneState lane_state(const RunDirFs& run, const Plan& plan, int lane,
     std::vector<ProvenanceProblem> problems;
     std::optional<ArmResult> r;
     try {
-      r = validate_result(plan, t, result.generic_string(),
+      r = validate_result(index, t, result.generic_string(),
                           run.read_json(result, JsonLimits{64u << 20, 32}), problems, nodes);
     } catch (const std::exception& e) {
       problems.push_back({"result-format", result.generic_string(), "", "valid JSON", e.what()});

@@ -11,6 +11,7 @@
 
 #include "device.hpp"
 #include "exit_error.hpp"
+#include "model/arm_plan.hpp"
 #include "model/plan.hpp"
 #include "model/result.hpp"
 #include "plugin.hpp"
@@ -69,6 +70,26 @@ struct PlannedArm {
   const Shape& shape;
   const MeasureSettings& settings;
 };
+
+// The plan as the arm needs it: its own entries only, when the orchestrator passed the digest of
+// the plan it checked whole (model/arm_plan.hpp); else the whole plan, read and checked here.
+Plan read_arm_plan(const ArmRequest& req, const PhaseLog& log) {
+  const auto start = Clock::now();
+  const char* checked = std::getenv(worker_protocol::kPlanDigestEnv);
+  std::optional<Plan> plan;
+  std::string how = std::string("whole (") + worker_protocol::kPlanDigestEnv + " not set)";
+  if (checked && *checked) {
+    ArmPlanRead r = load_arm_plan(req.run_dir, req.shape, req.arm, checked);
+    plan = std::move(r.plan);
+    how = plan ? "the arm's entries of " + std::to_string(r.bytes) +
+                     " bytes, digest as abharness checked it"
+               : "whole, because " + r.why_not;
+  }
+  if (!plan) plan = load_plan(req.run_dir);
+  const std::chrono::duration<double> took = Clock::now() - start;
+  log.at() << "plan read in " << took.count() << " s: " << how << std::endl;
+  return std::move(*plan);
+}
 
 PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
   const Task* task = plan.find_task(req.shape, req.arm);
@@ -287,7 +308,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   r.harness_version = kHarnessVersion;
 
   const RunDirFs run(req.run_dir);
-  const Plan plan = load_plan(req.run_dir);
+  const Plan plan = read_arm_plan(req, log);
   const PlannedArm a = find_arm(plan, req);
   record_identity(a, req, r);
   const std::vector<int> cpus = planned_cpus(plan, a.task);

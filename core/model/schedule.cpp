@@ -68,6 +68,9 @@ std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const Schedule
   std::mt19937_64 rng(opt.seed);
   std::vector<Task> tasks;
   for (size_t s = 0; s < shapes.size(); ++s) {
+    // This shape's tasks are the ones from here on: each loop below looks at them only, so a
+    // grid's schedule costs one pass, not one pass over every earlier shape's tasks per shape.
+    const size_t first = tasks.size();
     std::map<char, int> count;
     for (int r = 0; r < opt.rounds + opt.until_decided; ++r) {
       for (char c : it->second(r, rng)) {
@@ -84,17 +87,16 @@ std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const Schedule
     // The planned blocks alone must give one variant two arms, or nothing measures how much
     // whole arms differ and no interval can be trusted.
     int planned_a = 0, planned_b = 0;
-    for (const auto& t : tasks)
-      if (t.shape == shapes[s].id && !t.conditional)
-        ++(t.variant == "baseline" ? planned_a : planned_b);
+    for (size_t i = first; i < tasks.size(); ++i)
+      if (!tasks[i].conditional) ++(tasks[i].variant == "baseline" ? planned_a : planned_b);
     if (planned_a < 2 && planned_b < 2)
       throw UsageError("--schedule " + opt.name + " with --rounds " + std::to_string(opt.rounds) +
                        " gives each shape one baseline and one candidate arm: the variation "
                        "between arms cannot be estimated; use --rounds 2 or more");
     // The classic single-B ABA names its candidate arm plainly "B".
     if (count['B'] == 1)
-      for (auto& t : tasks)
-        if (t.shape == shapes[s].id && t.arm == "B1") t.arm = "B";
+      for (size_t i = first; i < tasks.size(); ++i)
+        if (tasks[i].arm == "B1") tasks[i].arm = "B";
   }
   return tasks;
 }

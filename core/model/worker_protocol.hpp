@@ -49,8 +49,8 @@ inline constexpr const char* kPluginFlag = "--plugin";  // describe, check: the 
 inline constexpr const char* kShapesFlag = "--shapes";  // check: a grid file (model/grid.hpp)
 inline constexpr const char* kTacticFlag = "--tactic";  // check: a tactic each problem must take
 
-// Environment. The orchestrator sets the first two on every `run`, a lane on its node the third;
-// the last two are hooks for benches and tests.
+// Environment. The orchestrator sets the first two and kPlanDigestEnv on every `run`, a lane on its
+// node the third; kDeviceOpenTurnsEnv and kStartupTraceEnv are hooks for benches and tests.
 // Its pid: the worker asks the kernel to kill it when that process dies, and exits at once when
 // it was orphaned before it could ask.
 inline constexpr const char* kParentPidEnv = "ABH_PARENT_PID";
@@ -59,6 +59,10 @@ inline constexpr const char* kVisibleDevicesEnv = "CUDA_VISIBLE_DEVICES";
 // The CPUs of the arm (a list such as 4-7,12), set by `abharness lane` when the plan leaves the
 // placement to each lane on its node (a launcher that places lanes): the plan names none there.
 inline constexpr const char* kArmCpusEnv = "ABH_ARM_CPUS";
+// The SHA-256 of plan.json as the orchestrator (or a lane) read and checked it whole before
+// starting the worker: the worker holds the bytes it reads to it and then parses only its own
+// arm's entries (model/arm_plan.hpp). Without it the worker reads and checks the whole plan.
+inline constexpr const char* kPlanDigestEnv = "ABH_PLAN_SHA256";
 // "0": local lanes of one host open their GPUs at will instead of taking turns (worker/arm.cpp).
 inline constexpr const char* kDeviceOpenTurnsEnv = "ABH_DEVICE_OPEN_TURNS";
 // The run directory's file whose flock is the turn to open a GPU.

@@ -15,6 +15,7 @@
 #include "model/adaptive_blocks.hpp"
 #include "model/outcome.hpp"
 #include "model/plan.hpp"
+#include "model/plan_index.hpp"
 
 namespace abh {
 
@@ -52,6 +53,12 @@ struct Validation {
 // of the task's lane's jobs that started (launcher/nodes/): the result's node and GPU must be one
 // of them, its CPUs the ones that job chose there, and everything else the plan's machine.
 std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
+                                         const std::string& rel_path, const json& raw,
+                                         std::vector<ProvenanceProblem>& problems,
+                                         const std::vector<NodeRecord>& lane_nodes = {});
+// The same through an index of the plan, for a caller that validates many results of one plan
+// (looking the task's shape up in the plan itself costs a pass over every shape).
+std::optional<ArmResult> validate_result(const PlanIndex& plan, const Task& task,
                                          const std::string& rel_path, const json& raw,
                                          std::vector<ProvenanceProblem>& problems,
                                          const std::vector<NodeRecord>& lane_nodes = {});

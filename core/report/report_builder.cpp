@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "model/plan_index.hpp"
 #include "report/layer_summary.hpp"
 #include "report/report_notes.hpp"
 #include "system/error.hpp"
@@ -83,14 +84,14 @@ ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
 
 using ArmKey = std::pair<std::string, std::string>;  // (shape, arm)
 
-std::map<ArmKey, const ArmOutcome*> index_outcomes(const Plan& plan,
+std::map<ArmKey, const ArmOutcome*> index_outcomes(const PlanIndex& plan,
                                                    const std::vector<ArmOutcome>& outcomes) {
   std::map<ArmKey, const ArmOutcome*> by_arm;
   for (const auto& o : outcomes) {
-    const Task* planned = plan.find_task(o.task.shape, o.task.arm);
+    const Task* planned = plan.task(o.task.shape, o.task.arm);
     if (!planned || !(*planned == o.task))
       throw Error("report: outcome for " + o.task.shape + "/" + o.task.arm +
-                  " is not a task of plan " + plan.run_id +
+                  " is not a task of plan " + plan.plan().run_id +
                   ": validate the run directory (abharness verify) before reporting");
     if (!by_arm.emplace(ArmKey{o.task.shape, o.task.arm}, &o).second)
       throw Error("report: two outcomes for " + o.task.shape + "/" + o.task.arm);
@@ -143,7 +144,7 @@ RatioEstimate compare(ShapeRow& row, const ArmBootstrap& arms, const ArmVariatio
 
 // The arms of one shape in execution order. A conditional (adaptive) block's tasks count only
 // when they have an outcome: blocks the rule did not call for never ran.
-ShapeRow shape_arms(const Plan& plan, const Shape& shape,
+ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
                     const std::map<ArmKey, const ArmOutcome*>& outcomes, const StatsOptions& opt,
                     std::optional<ShapeSamples>& samples) {
   ShapeRow row;
@@ -152,8 +153,8 @@ ShapeRow shape_arms(const Plan& plan, const Shape& shape,
   std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
   std::string failures;
   bool all_clocked = true;
-  for (const Task& t : plan.tasks) {
-    if (t.shape != shape.id) continue;
+  for (const std::size_t i : plan.tasks_of(shape.id)) {
+    const Task& t = plan.plan().tasks[i];
     auto it = outcomes.find({t.shape, t.arm});
     if (t.conditional && it == outcomes.end()) continue;
     ArmStats a = arm_stats(t, it == outcomes.end() ? nullptr : it->second);
@@ -254,7 +255,8 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
                     const StatsOptions& opt, const std::string& result_set_digest,
                     const RooflineContext& roofline) {
   validate(opt);
-  const auto by_arm = index_outcomes(plan, outcomes);
+  const PlanIndex index(plan);
+  const auto by_arm = index_outcomes(index, outcomes);
   Report r;
   r.schema_version = kReportSchemaVersion;
   r.stats = opt;
@@ -263,7 +265,7 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   std::vector<std::optional<ArmBootstrap>> stage_one(plan.shapes.size());
   for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
     std::optional<ShapeSamples> samples;
-    r.shapes.push_back(shape_arms(plan, plan.shapes[i], by_arm, opt, samples));
+    r.shapes.push_back(shape_arms(index, plan.shapes[i], by_arm, opt, samples));
     if (samples)
       stage_one[i] =
           bootstrap_arms(samples->a, samples->b, opt, stream_seed(opt.seed, plan.shapes[i].id));
@@ -271,16 +273,17 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   // Estimates live beside the rows (they carry the bootstrap replicates the aggregate needs).
   std::vector<std::optional<RatioEstimate>> estimates(plan.shapes.size());
   std::vector<const RatioEstimate*> compared;
+  std::vector<std::optional<ArmVariation>> own(plan.shapes.size());
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i)
+    if (stage_one[i]) own[i] = stage_one[i]->own;
+  const std::vector<ArmVariation> priors = leave_one_out_priors(own);
   for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
     if (!stage_one[i]) continue;
-    std::vector<ArmVariation> others;
-    for (std::size_t j = 0; j < plan.shapes.size(); ++j)
-      if (j != i && stage_one[j]) others.push_back(stage_one[j]->own);
-    estimates[i] = compare(r.shapes[i], *stage_one[i], pooled_arm_variation(others), opt);
+    estimates[i] = compare(r.shapes[i], *stage_one[i], priors[i], opt);
     compared.push_back(&*estimates[i]);
   }
   r.summary = summarize(r.shapes, compared, opt);
-  r.sol = add_speed_of_light(plan, roofline, r.shapes);
+  r.sol = add_speed_of_light(index, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);
   r.notes = report_notes(r);

@@ -42,14 +42,11 @@ std::optional<std::int64_t> positive_int(const json& params, const char* key) {
 }
 
 // The table entry of the GPU the shape ran on, or nothing with the reason in `why`.
-const GpuSpec* shape_gpu(const Plan& plan, const Shape& shape, const RooflineContext& ctx,
+const GpuSpec* shape_gpu(const PlanIndex& index, const Shape& shape, const RooflineContext& ctx,
                          std::string& why) {
-  const Task* task = nullptr;
-  for (const auto& t : plan.tasks)
-    if (t.shape == shape.id) {
-      task = &t;
-      break;
-    }
+  const Plan& plan = index.plan();
+  const auto tasks = index.tasks_of(shape.id);
+  const Task* task = tasks.empty() ? nullptr : &plan.tasks[tasks.front()];
   if (!task) {
     why = "the plan has no arms for the shape";
     return nullptr;
@@ -111,7 +108,7 @@ bool native_gemm(const Shape& shape, const GpuSpec& spec, std::string& why) {
 
 // The speed-of-light time of one shape, or (in `why`) the reason it has none. `gpu` receives the
 // table entry used.
-std::optional<RooflineResult> shape_sol(const Plan& plan, const Shape& shape,
+std::optional<RooflineResult> shape_sol(const PlanIndex& plan, const Shape& shape,
                                         const RooflineContext& ctx, const RooflineOptions& opt,
                                         std::string& why, std::string& gpu) {
   const GpuSpec* spec = shape_gpu(plan, shape, ctx, why);
@@ -128,8 +125,9 @@ std::optional<RooflineResult> shape_sol(const Plan& plan, const Shape& shape,
 
 }  // namespace
 
-SpeedOfLight add_speed_of_light(const Plan& plan, const RooflineContext& ctx,
+SpeedOfLight add_speed_of_light(const PlanIndex& index, const RooflineContext& ctx,
                                 std::vector<ShapeRow>& rows) {
+  const Plan& plan = index.plan();
   SpeedOfLight sol;
   SolNotes notes;
   RooflineOptions opt;
@@ -139,7 +137,7 @@ SpeedOfLight add_speed_of_light(const Plan& plan, const RooflineContext& ctx,
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::string why, gpu;
-    auto r = shape_sol(plan, plan.shapes[i], ctx, opt, why, gpu);
+    auto r = shape_sol(index, plan.shapes[i], ctx, opt, why, gpu);
     if (!r) {
       notes.add(why);
       continue;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/plan.hpp"
+#include "model/plan_index.hpp"
 #include "report/report.hpp"
 #include "stats/roofline.hpp"
 
@@ -23,7 +23,7 @@ struct RooflineContext {
 // shapes, in plan order. A shape gets one when its GPU (plan.machine[task.gpu].gpu->name) is in
 // the table and its params have positive integer m, n, k and a precision the GPU runs natively.
 // Returns how the times were obtained, with each reason a shape has none recorded once.
-SpeedOfLight add_speed_of_light(const Plan& plan, const RooflineContext& ctx,
+SpeedOfLight add_speed_of_light(const PlanIndex& plan, const RooflineContext& ctx,
                                 std::vector<ShapeRow>& rows);
 
 }  // namespace abh

@@ -234,14 +234,45 @@ ArmVariation own_arm_variation(std::span<const double> log_a, std::span<const do
   return {std::max(0.0, ss / df - within_variance), df};
 }
 
+namespace {
+
+// The pooled estimate from its sums: sum of df * variance, and sum of df.
+ArmVariation pooled_from_sums(double weighted, double df) {
+  if (df == 0) return {};
+  return {weighted / df, std::min(df, kPriorDfCap)};
+}
+
+}  // namespace
+
 ArmVariation pooled_arm_variation(const std::vector<ArmVariation>& others) {
   double weighted = 0, df = 0;
   for (const auto& o : others) {
     weighted += o.df * o.variance;
     df += o.df;
   }
-  if (df == 0) return {};
-  return {weighted / df, std::min(df, kPriorDfCap)};
+  return pooled_from_sums(weighted, df);
+}
+
+std::vector<ArmVariation> leave_one_out_priors(
+    const std::vector<std::optional<ArmVariation>>& own) {
+  const std::size_t n = own.size();
+  // Sums over the shapes after i, then over those before it as i advances: every term is >= 0,
+  // so the two partial sums lose nothing to cancellation.
+  std::vector<double> after_weighted(n + 1, 0), after_df(n + 1, 0);
+  for (std::size_t i = n; i-- > 0;) {
+    after_weighted[i] = after_weighted[i + 1] + (own[i] ? own[i]->df * own[i]->variance : 0);
+    after_df[i] = after_df[i + 1] + (own[i] ? own[i]->df : 0);
+  }
+  std::vector<ArmVariation> priors(n);
+  double before_weighted = 0, before_df = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    priors[i] =
+        pooled_from_sums(before_weighted + after_weighted[i + 1], before_df + after_df[i + 1]);
+    if (!own[i]) continue;
+    before_weighted += own[i]->df * own[i]->variance;
+    before_df += own[i]->df;
+  }
+  return priors;
 }
 
 ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation& prior) {

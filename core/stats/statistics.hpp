@@ -162,6 +162,10 @@ ArmVariation own_arm_variation(std::span<const double> log_baseline_medians,
 // count when the shapes of a grid differ in how much their arms vary.
 inline constexpr double kPriorDfCap = 10;
 ArmVariation pooled_arm_variation(const std::vector<ArmVariation>& others);
+// For each shape i, pooled_arm_variation of every other shape's estimate (entries without one are
+// skipped), in one pass over all of them instead of one pass per shape. Equal to calling
+// pooled_arm_variation per shape up to the order of the additions (last-bit differences).
+std::vector<ArmVariation> leave_one_out_priors(const std::vector<std::optional<ArmVariation>>& own);
 
 // Empirical-Bayes moderation, as limma moderates gene-wise variances: (d0 s0^2 + d s^2) / (d0 + d)
 // with d0 + d degrees of freedom. One ABA block (d = 1) alone would need t(0.975, 1) = 12.7 and

@@ -173,8 +173,8 @@ UniqueFd RunDirFs::open_read(const fs::path& rel) const {
   return fd;
 }
 
-std::string RunDirFs::read(const fs::path& rel, std::uintmax_t max_bytes, FileInfo* info) const {
-  UniqueFd fd = open_read(rel);
+RunDirFs::FileInfo RunDirFs::checked_size(const UniqueFd& fd, const fs::path& rel,
+                                          std::uintmax_t max_bytes) const {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     throw Error("cannot stat " + shown(path(rel)) + ": " + std::strerror(errno));
@@ -182,10 +182,14 @@ std::string RunDirFs::read(const fs::path& rel, std::uintmax_t max_bytes, FileIn
   if (size > max_bytes)
     throw Error(shown(path(rel)) + ": " + std::to_string(size) +
                 " bytes is more than the limit of " + std::to_string(max_bytes));
-  if (info) {
-    info->size = size;
-    info->mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  }
+  return {size, static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+std::string RunDirFs::read(const fs::path& rel, std::uintmax_t max_bytes, FileInfo* info) const {
+  UniqueFd fd = open_read(rel);
+  const FileInfo checked = checked_size(fd, rel, max_bytes);
+  const std::uintmax_t size = checked.size;
+  if (info) *info = checked;
   std::string out;
   out.reserve(size);
   std::array<char, 1 << 16> buf{};
@@ -199,6 +203,12 @@ std::string RunDirFs::read(const fs::path& rel, std::uintmax_t max_bytes, FileIn
                   " bytes");
   }
   return out;
+}
+
+MappedFile RunDirFs::map(const fs::path& rel, std::uintmax_t max_bytes) const {
+  UniqueFd fd = open_read(rel);
+  const FileInfo checked = checked_size(fd, rel, max_bytes);
+  return MappedFile(fd, static_cast<std::size_t>(checked.size), shown(path(rel)));
 }
 
 json RunDirFs::read_json(const fs::path& rel, const JsonLimits& lim) const {

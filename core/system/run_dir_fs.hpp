@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "system/json_io.hpp"
+#include "system/mapped_file.hpp"
 #include "system/unique_fd.hpp"
 
 namespace abh {
@@ -56,6 +57,9 @@ class RunDirFs {
   std::string read(const std::filesystem::path& rel, std::uintmax_t max_bytes,
                    FileInfo* info = nullptr) const;
   json read_json(const std::filesystem::path& rel, const JsonLimits& lim = {}) const;
+  // The regular file at `rel` mapped read-only, refused beyond `max_bytes`: for a large file that
+  // is scanned rather than copied (system/mapped_file.hpp).
+  MappedFile map(const std::filesystem::path& rel, std::uintmax_t max_bytes) const;
   std::string sha256(const std::filesystem::path& rel) const;
 
   // Creates the directories of `rel` that are missing ("" does nothing).
@@ -80,6 +84,9 @@ class RunDirFs {
   bool remove(const std::filesystem::path& rel) const;
 
  private:
+  // The size and mtime of the open file `fd` at `rel`, refused beyond `max_bytes`.
+  FileInfo checked_size(const UniqueFd& fd, const std::filesystem::path& rel,
+                        std::uintmax_t max_bytes) const;
   UniqueFd open_dir(const std::filesystem::path& rel, bool create) const;
   // The atomic write: `fill` writes the content to the temp file's descriptor.
   void write_atomic_with(

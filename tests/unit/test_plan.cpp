@@ -102,6 +102,20 @@ TEST_CASE("plan: lookups by name and the files of an arm") {
   CHECK(plan_path("/runs/r1") == fs::path("/runs/r1/plan.json"));
 }
 
+TEST_CASE("plan: the payload digest is of the canonical plan without its digest field") {
+  Plan p = test::fixture_plan(2);
+  p.shapes[0].label = "fc1 \"quoted\" \u00e9\\";  // keys and values escaped as canonical() does
+  json j = to_json(p);
+  j["a \"key\""] = json{{"z", 1}, {"a", {1.5, nullptr, "x"}}};
+  const std::string without = sha256_hex(canonical(j));
+  CHECK(plan_payload_digest(j) == without);
+  j["payload_sha256"] = without;
+  CHECK(plan_payload_digest(j) == without);
+  j["payload_sha256"] = "anything else";
+  CHECK(plan_payload_digest(j) == without);
+  CHECK(plan_payload_digest(json::array({1, 2})) == sha256_hex(canonical(json::array({1, 2}))));
+}
+
 TEST_CASE("plan: load_plan reads plan.json and refuses a directory without one") {
   test::TempDir tmp;
   const std::string not_a_run =

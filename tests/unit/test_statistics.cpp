@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "stats/statistics.hpp"
 #include "system/error.hpp"
@@ -385,6 +386,37 @@ TEST_CASE("arm variation: own estimate, pooling and moderation follow their form
   CHECK(m.df == 11);
   CHECK(m.variance == doctest::Approx((4e-4 + 10 * 1e-4) / 11));
   CHECK(pooled_arm_variation({}).df == 0);
+}
+
+TEST_CASE("arm variation: each shape's leave-one-out prior pools every other shape's estimate") {
+  // Shapes with and without an estimate, variances over several orders of magnitude, and df that
+  // reach the cap with some shapes left out and not with others.
+  std::vector<std::optional<ArmVariation>> own;
+  for (int i = 0; i < 40; ++i) {
+    if (i % 7 == 3) {
+      own.push_back(std::nullopt);
+      continue;
+    }
+    const double df = i % 5 == 0 ? 0 : static_cast<double>(i % 4);
+    own.push_back(ArmVariation{1e-7 * (1 + i * 37 % 101) * std::pow(10.0, i % 4), df});
+  }
+  const std::vector<ArmVariation> priors = leave_one_out_priors(own);
+  REQUIRE(priors.size() == own.size());
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    std::vector<ArmVariation> others;
+    for (std::size_t j = 0; j < own.size(); ++j)
+      if (j != i && own[j]) others.push_back(*own[j]);
+    const ArmVariation want = pooled_arm_variation(others);
+    CHECK(priors[i].df == want.df);
+    CHECK(priors[i].variance == doctest::Approx(want.variance).epsilon(1e-12));
+  }
+  // Only one shape with df: its own prior is empty, every other one borrows it.
+  const std::vector<ArmVariation> one =
+      leave_one_out_priors({ArmVariation{2e-4, 1}, std::nullopt, ArmVariation{5e-4, 0}});
+  CHECK(one[0] == ArmVariation{});
+  CHECK(one[1] == ArmVariation{2e-4, 1});
+  CHECK(one[2] == ArmVariation{2e-4, 1});
+  CHECK(leave_one_out_priors({}).empty());
 }
 
 TEST_CASE("arm variation: one ABA block's interval widens when A1 and A2 disagree") {
