@@ -4,9 +4,10 @@
 # materialized variants; resume after a SIGKILL of the orchestrator; a tampered interpreter record
 # refused by verify; a resume refused when a distribution changed, naming it; each failure of a
 # Python plugin in an arm (an exception in make_problem, run() or verify(), a wrong result, a
-# verify() that returns a bool or anything else but a max error) failing
-# only its arm, with the traceback in the arm's log and one line in the report; and what the dry
-# run before the plan refuses (no import, no entry, no method, make_problem raising), by name.
+# verify() that returns a bool or anything else but a max error) failing only its arm, with the
+# traceback in the arm's log and one line in the report, where mentions in its text or its label
+# reach no one; and what the dry run before the plan refuses (no import, no entry, no method,
+# make_problem raising), by name.
 source "$ABH_TESTLIB"
 
 # A python3 with NumPy (python3-numpy, scripts/install-deps.sh).
@@ -208,6 +209,8 @@ class Add:
     def verify(self):
         if self.fault == "verify_raises":
             raise RuntimeError("injected failure in verify")
+        if self.fault == "mentions":
+            raise RuntimeError("ping @octocat and @abh-org/reviewers, see #123 and GH-45")
         if self.fault == "assert":
             assert self.out[0] == 99.0, "injected assertion: out[0] is %r" % self.out[0]
         if self.fault in RETURNS:
@@ -238,6 +241,7 @@ git_q -C faulty commit -qam "candidate: faults on demand"
 cat >faults.json <<'JSON'
 { "schema_version": 1, "shapes": [
   { "id": "good", "params": {} },
+  { "id": "mentions", "label": "cc @hubot, fixes #7", "params": { "fault": "mentions" } },
   { "id": "run_raises", "params": { "fault": "run_raises" } },
   { "id": "verify_raises", "params": { "fault": "verify_raises" } },
   { "id": "wrong", "params": { "fault": "wrong" } },
@@ -293,6 +297,18 @@ for s in run_raises verify_raises wrong assert make_raises_in_arm false true non
   grep -qF "$s" $F/report.md || fail "report.md does not list $s"
 done
 grep -q "failed: .*run() raised ValueError" $F/report.md || fail "report.md lacks the reason"
+# A label and an exception's text that mention users and issues: the PR comment (which names the
+# first ten failed shapes, this one among them) and report.md, also written for a pull request,
+# quote them so that GitHub neither notifies nor links.
+for f in $F/report.pr.md $F/report.md; do
+  for ref in @octocat @abh-org/reviewers '#123' GH-45 @hubot '#7'; do
+    grep -qF "$ref" $f && fail "$f quotes $ref as GitHub would link it: $(grep -F "$ref" $f)"
+  done
+  for shown in '@&#8203;octocat' '@&#8203;abh-org/reviewers' '#&#8203;123' 'GH-&#8203;45' \
+    '@&#8203;hubot' '#&#8203;7'; do
+    grep -qF "$shown" $f || fail "$f lacks $shown"
+  done
+done
 pass "exceptions in an arm and wrong results each fail only their arm"
 
 # What the dry run before the plan sees: make_problem raising, or returning an object without
