@@ -372,9 +372,9 @@ void keep_required_blocks(const fs::path& run_dir, const Plan& plan, const Block
   const AdaptiveBlocks blocks = rule(plan, v.outcomes);
   std::vector<ArmOutcome> kept;
   for (auto& o : v.outcomes) {
-    // While an earlier arm has no valid result the rule cannot decide these blocks yet (the sweep
-    // is incomplete): a result of one is kept, not judged.
-    const bool undecidable = blocks.waiting_at >= 0 && o.task.round >= blocks.waiting_at;
+    // While an arm in effect has no valid result the rule cannot decide the blocks not required
+    // yet (the sweep is incomplete): a result of one is kept, not judged.
+    const bool undecidable = blocks.waiting_at >= 0 && o.task.conditional;
     if (in_effect(o.task, blocks) || (undecidable && o.result)) {
       kept.push_back(std::move(o));
     } else if (o.result) {
