@@ -2,8 +2,9 @@
 // validated against its plan first, exactly as `verify` does: a run that fails is named and
 // refused (exit 3) and nothing is compared. Then each run's report is computed from its own
 // results with the same statistics options, and the comparison printed and, with --out, written.
+// Runs are told apart by directory and plan nonce, never by id (SeenRuns).
 #include <iostream>
-#include <set>
+#include <map>
 
 #include "commands.hpp"
 #include "conclude.hpp"
@@ -30,8 +31,8 @@ struct CompareFlags {
 };
 
 // The report of one run, or nothing when it fails validation (its problems are printed).
-std::optional<Report> verified_report(const fs::path& dir, const StatsOptions& stats) {
-  Plan plan = load_plan(dir);
+std::optional<Report> verified_report(const fs::path& dir, const Plan& plan,
+                                      const StatsOptions& stats) {
   Validation v = validate_run(dir, plan, adaptive_blocks);
   if (!v.problems.empty()) {
     std::cerr << "abharness: compare: run " << dir.string() << " (" << plan.run_id
@@ -40,35 +41,56 @@ std::optional<Report> verified_report(const fs::path& dir, const StatsOptions& s
     return std::nullopt;
   }
   if (!v.complete())
-    std::cerr << "abharness: compare: run " << plan.run_id
-              << " is incomplete: its shapes with a failed arm are shown as failed\n";
+    std::cerr << "abharness: compare: run " << dir.string() << " (" << plan.run_id
+              << ") is incomplete: its shapes with a failed arm are shown as failed\n";
   return build_report(plan, v.outcomes, stats, v.result_set_digest);
 }
+
+// A run is its directory and its plan's nonce, not its id: runs on different machines may have
+// the same id (each CI job names its own), while the same directory given twice, or a copy of one
+// run (same nonce), would put one measurement beside itself as if it were two.
+class SeenRuns {
+ public:
+  void add(const std::string& dir, const Plan& plan) {
+    const std::string where = fs::weakly_canonical(dir).string();
+    if (auto [it, fresh] = dirs_.emplace(where, dir); !fresh)
+      throw UsageError("compare: " + dir + " and " + it->second + " are the same run directory (" +
+                       where + "): give each run once");
+    if (auto [it, fresh] = nonces_.emplace(plan.run_nonce, dir); !fresh)
+      throw UsageError("compare: " + dir + " and " + it->second +
+                       " are copies of one run (the same run nonce " + plan.run_nonce +
+                       " in plan.json): give each run once");
+  }
+
+ private:
+  std::map<std::string, std::string> dirs_, nonces_;  // canonical dir / nonce -> dir as given
+};
 
 int run_compare(const CompareFlags& f) {
   validate(f.stats);
   if (f.runs.size() < 2)
     throw UsageError("compare: give at least two run directories (one run has nothing to compare)");
-  std::vector<Report> reports;
-  std::set<std::string> ids;
-  int refused = 0;
+  std::vector<Plan> plans;
+  SeenRuns seen;
   for (const auto& dir : f.runs) {
-    std::optional<Report> r = verified_report(dir, f.stats);
-    if (!r) {
+    plans.push_back(load_plan(dir));
+    seen.add(dir, plans.back());
+  }
+  std::vector<RunToCompare> runs;
+  int refused = 0;
+  for (std::size_t i = 0; i < f.runs.size(); ++i) {
+    std::optional<Report> r = verified_report(f.runs[i], plans[i], f.stats);
+    if (r)
+      runs.push_back({std::move(*r), f.runs[i]});
+    else
       ++refused;
-      continue;
-    }
-    if (!ids.insert(r->provenance.run_id).second)
-      throw UsageError("compare: run " + r->provenance.run_id +
-                       " is given twice: give each run directory once");
-    reports.push_back(std::move(*r));
   }
   if (refused > 0) {
     std::cerr << "abharness: compare: " << refused
               << " run(s) failed provenance validation; nothing is compared\n";
     return exit_code::kProvenance;
   }
-  const Comparison c = build_comparison(reports);
+  const Comparison c = build_comparison(runs);
   if (!f.out.empty())
     for (const auto& format : comparison_formats())
       if (format != "terminal")
@@ -101,7 +123,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   abharness compare runs/last-week runs/today --print markdown --out comparison/
 Each run is verified first: a run that fails validation is named and refused (exit 3). The runs
 are shown side by side, each with its own intervals; they were measured on different machines or
-at different times, so a difference between runs is not a measured speedup.)");
+at different times, so a difference between runs is not a measured speedup. Runs with the same
+id (one per machine) are labelled with their directories; one run given twice is refused.)");
   c->callback([f, &exit_code] { exit_code = run_compare(*f); });
 }
 

@@ -19,12 +19,14 @@ namespace abh {
 struct AdaptiveBlocks {
   // (shape, block) of every conditional block the rule calls for.
   std::set<std::pair<std::string, int>> required;
-  // The first conditional block that could not be decided yet, because an arm of an earlier block
-  // (one the plan or the rule requires) has no valid result; -1 when nothing waits. An arm that
-  // failed stops the extension until `resume` has measured it: the decision must rest on every
-  // arm before it, or a later resume could change a decision already acted on.
+  // The decision step the rule waits at, because an arm in effect (one the plan or an earlier
+  // step requires) has no valid result; -1 when nothing waits. While it waits, any conditional
+  // block not required yet may still be: a result of one is kept, not judged. An arm that failed
+  // stops the extension until `resume` has measured it: the decision must rest on every arm before
+  // it, or a later resume could change a decision already acted on.
   int waiting_at = -1;
-  // Why each block was called for: "<shape> block <j>: <verdict> after blocks 0..j-1".
+  // Why each block was called for: "<shape> block <j>: <verdict> after blocks 0..j-1", with
+  // " (undecided again)" for a shape an earlier step had found decided.
   std::vector<std::string> reasons;
 };
 

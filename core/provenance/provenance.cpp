@@ -212,6 +212,30 @@ std::optional<ArmResult> validate_result(const PlanIndex& index, const Task& tas
 
 namespace {
 
+// Whether the entry `e` of a shape's directory, at `rel`, is a planned result to read; an
+// interrupted write is listed in `v.leftovers`, anything else is a problem in `v.problems`.
+bool planned_result(const RunDirFs::Entry& e, const std::string& rel,
+                    const std::map<std::string, const Task*>& planned, Validation& v) {
+  using Kind = RunDirFs::Kind;
+  if (e.kind == Kind::file && planned.count(rel)) return true;
+  if (planned.count(rel)) {
+    // A link, FIFO, device or directory where a planned result belongs is a malformed result. It
+    // is never opened: reading a FIFO would block.
+    v.problems.push_back({"result-format", printable(rel), "", "a regular file", e.what});
+  } else if (e.kind == Kind::symlink) {
+    v.problems.push_back(
+        {"unplanned-file", printable(rel), "", "regular files only", "a symbolic link"});
+  } else if (e.kind == Kind::file && e.name.size() > 1 && e.name[0] == '.' &&
+             e.name.find(".tmp.") != std::string::npos) {
+    v.leftovers.push_back(rel);
+  } else {
+    v.problems.push_back({"unplanned-file", printable(rel), "",
+                          "only planned results/<shape>/<arm>.json",
+                          e.kind == Kind::file ? "a file the plan does not list" : e.what});
+  }
+  return false;
+}
+
 // Lists the files under results/, without following links: planned results are returned
 // (run-relative), hidden temp files are interrupted atomic writes (the rename never happened) and
 // are listed as leftovers, not trusted, and everything else (an unplanned file or directory, a
@@ -245,24 +269,9 @@ std::set<std::string> scan_results(const RunDirFs& run, const PlanIndex& plan,
     if (!plan.shape(shape_dir.name))
       v.problems.push_back(
           {"unplanned-file", printable(rel_dir), "", "a planned shape directory", "other"});
-    for (const auto& e : run.list(rel_dir)) {
-      const std::string rel = rel_dir + "/" + e.name;
-      if (e.kind == Kind::symlink) {
-        v.problems.push_back(
-            {"unplanned-file", printable(rel), "", "regular files only", "a symbolic link"});
-      } else if (e.kind == Kind::file && e.name.size() > 1 && e.name[0] == '.' &&
-                 e.name.find(".tmp.") != std::string::npos) {
-        v.leftovers.push_back(rel);
-      } else if (e.kind != Kind::file || !planned.count(rel)) {
-        v.problems.push_back({"unplanned-file", printable(rel), "",
-                              "only planned results/<shape>/<arm>.json",
-                              e.kind == Kind::file        ? "a file the plan does not list"
-                              : e.kind == Kind::directory ? "a directory"
-                                                          : "not a regular file"});
-      } else {
-        present.insert(rel);
-      }
-    }
+    for (const auto& e : run.list(rel_dir))
+      if (planned_result(e, rel_dir + "/" + e.name, planned, v))
+        present.insert(rel_dir + "/" + e.name);
   }
   return present;
 }
@@ -410,9 +419,9 @@ void keep_required_blocks(const fs::path& run_dir, const Plan& plan, const Block
   const AdaptiveBlocks blocks = rule(plan, v.outcomes);
   std::vector<ArmOutcome> kept;
   for (auto& o : v.outcomes) {
-    // While an earlier arm has no valid result the rule cannot decide these blocks yet (the sweep
-    // is incomplete): a result of one is kept, not judged.
-    const bool undecidable = blocks.waiting_at >= 0 && o.task.round >= blocks.waiting_at;
+    // While an arm in effect has no valid result the rule cannot decide the blocks not required
+    // yet (the sweep is incomplete): a result of one is kept, not judged.
+    const bool undecidable = blocks.waiting_at >= 0 && o.task.conditional;
     if (in_effect(o.task, blocks) || (undecidable && o.result)) {
       kept.push_back(std::move(o));
     } else if (o.result) {

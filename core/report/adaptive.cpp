@@ -1,43 +1,73 @@
 #include "report/adaptive.hpp"
 
 #include <map>
+#include <optional>
+#include <set>
 
 #include "report/report_builder.hpp"
 
 namespace abh {
+namespace {
+
+bool undecided(Verdict v) {
+  return v == Verdict::unstable || v == Verdict::ambiguous;
+}
+
+// Every arm in effect under `b` with its valid result, in plan order; nothing when one has none.
+std::optional<std::vector<ArmOutcome>> arms_in_effect(
+    const Plan& plan, const AdaptiveBlocks& b,
+    const std::map<std::pair<std::string, std::string>, const ArmOutcome*>& valid) {
+  std::vector<ArmOutcome> arms;
+  for (const Task& t : plan.tasks) {
+    if (!in_effect(t, b)) continue;
+    auto it = valid.find({t.shape, t.arm});
+    if (it == valid.end()) return std::nullopt;
+    arms.push_back(*it->second);
+  }
+  return arms;
+}
+
+}  // namespace
 
 AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& outcomes) {
   AdaptiveBlocks b;
+  if (plan.schedule.until_decided == 0) return b;
   const int first = plan.schedule.rounds, end = first + plan.schedule.until_decided;
   std::map<std::pair<std::string, std::string>, const ArmOutcome*> valid;  // (shape, arm)
   for (const auto& o : outcomes)
     if (o.result) valid[{o.task.shape, o.task.arm}] = &o;
-  for (int j = first; j < end; ++j) {
-    // The arms in effect before block j; every one must have a valid result.
-    std::vector<ArmOutcome> before;
-    for (const Task& t : plan.tasks) {
-      if (t.round >= j || !in_effect(t, b)) continue;
-      auto it = valid.find({t.shape, t.arm});
-      if (it == valid.end()) {
-        b.waiting_at = j;
-        return b;
-      }
-      before.push_back(*it->second);
+  std::map<std::string, int> next;  // shape -> its next conditional block
+  std::set<std::string> decided_once;
+  // A step that goes on gives at least one shape a block, and no shape gets more than N: at most
+  // N x shapes + 1 steps, each one report; N + 1 at most when no shape is decided at one step and
+  // undecided at a later one.
+  for (int step = 0;; ++step) {
+    const auto arms = arms_in_effect(plan, b, valid);
+    if (!arms) {
+      b.waiting_at = step;
+      return b;
     }
-    const Report r = build_report(plan, before, plan.schedule.decision, "");
+    // Every shape is judged again at every step, those that looked decided before included: the
+    // prior of the between-arm variance is pooled over the shapes, so the blocks of other shapes
+    // can widen an interval that once looked decided (docs/statistics.md).
+    const Report r = build_report(plan, *arms, plan.schedule.decision, "");
     bool any = false;
     for (const auto& row : r.shapes) {
-      const bool open = j == first || b.required.count({row.shape, j - 1}) > 0;
-      if (!open || (row.verdict != Verdict::unstable && row.verdict != Verdict::ambiguous))
+      if (!undecided(row.verdict)) {
+        decided_once.insert(row.shape);
         continue;
+      }
+      int& j = next.try_emplace(row.shape, first).first->second;
+      if (j >= end) continue;
       b.required.insert({row.shape, j});
       b.reasons.push_back(row.shape + " block " + std::to_string(j) + ": " +
-                          to_string(row.verdict) + " after blocks 0.." + std::to_string(j - 1));
+                          to_string(row.verdict) + " after blocks 0.." + std::to_string(j - 1) +
+                          (decided_once.count(row.shape) ? " (undecided again)" : ""));
+      ++j;
       any = true;
     }
-    if (!any) break;
+    if (!any) return b;
   }
-  return b;
 }
 
 }  // namespace abh

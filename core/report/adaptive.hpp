@@ -15,11 +15,16 @@
 
 namespace abh {
 
-// Decides block by block: block j (rounds <= j < rounds + until_decided) of shape s is required
-// when j is the first conditional block or block j - 1 of s was required, every arm of the plan's
-// blocks and of the required blocks before j has a valid result in `outcomes`, and the report
-// over exactly those arms, computed with plan.schedule.decision, calls s unstable or ambiguous.
-// It is the BlockRule (model/adaptive_blocks.hpp) every command passes to validate_run.
+// Decides step by step, from the results on disk. At each step, with every arm in effect so far
+// (the plan's blocks and the conditional blocks required at earlier steps) holding a valid result,
+// the report over exactly those arms, computed with plan.schedule.decision, judges every shape
+// again; each shape it calls unstable or ambiguous is given its next conditional block (blocks
+// rounds, rounds + 1, ... in order, at most until_decided of them). A shape that looked decided at
+// one step may be given a block at a later one: the blocks of other shapes move the pooled prior.
+// The steps end when no shape is given a block, so when they end every shape the last report
+// calls undecided has had all its blocks. When an arm in effect has no valid result, the rule
+// waits at that step (AdaptiveBlocks::waiting_at). It is the BlockRule
+// (model/adaptive_blocks.hpp) every command passes to validate_run.
 AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& outcomes);
 
 }  // namespace abh

@@ -21,10 +21,12 @@ std::string machine_label(const Environment& m) {
   return s;
 }
 
-ComparedRun compared_run(const Report& r) {
+ComparedRun compared_run(const RunToCompare& run) {
   ComparedRun c;
+  const Report& r = run.report;
   const Provenance& p = r.provenance;
   c.run_id = p.run_id;
+  c.run_dir = run.run_dir;
   c.created_at = p.created_at;
   for (const auto& v : p.variants)
     (v.name == "baseline" ? c.baseline : c.candidate) = fmt::variant_label(v);
@@ -62,23 +64,30 @@ std::vector<std::string> differences(const std::vector<ComparedRun>& runs,
   return notes;
 }
 
+// Each run's label: its id, with its directory where another run has the same id.
+void label_runs(std::vector<ComparedRun>& runs) {
+  std::map<std::string, int> uses;
+  for (const auto& r : runs) ++uses[r.run_id];
+  for (auto& r : runs) r.label = uses[r.run_id] > 1 ? r.run_id + " (" + r.run_dir + ")" : r.run_id;
+}
+
 }  // namespace
 
-Comparison build_comparison(const std::vector<Report>& reports) {
-  if (reports.size() < 2) throw UsageError("a comparison needs at least two runs");
+Comparison build_comparison(const std::vector<RunToCompare>& runs) {
+  if (runs.size() < 2) throw UsageError("a comparison needs at least two runs");
   Comparison c;
-  c.stats = reports.front().stats;
+  c.stats = runs.front().report.stats;
   std::map<std::string, std::size_t> index;  // shape id -> position in c.shapes
-  for (std::size_t run = 0; run < reports.size(); ++run) {
-    const Report& r = reports[run];
-    c.runs.push_back(compared_run(r));
+  for (std::size_t run = 0; run < runs.size(); ++run) {
+    const Report& r = runs[run].report;
+    c.runs.push_back(compared_run(runs[run]));
     for (const auto& row : r.shapes) {
       auto [it, fresh] = index.emplace(row.shape, c.shapes.size());
-      if (fresh)
-        c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(reports.size())});
+      if (fresh) c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(runs.size())});
       c.shapes[it->second].runs[run] = static_cast<const ShapeEstimate&>(row);
     }
   }
+  label_runs(c.runs);
   c.notes = differences(c.runs, c.shapes);
   return c;
 }
@@ -88,6 +97,8 @@ namespace {
 json to_json(const ComparedRun& r) {
   return json{
       {"run_id", r.run_id},
+      {"run_dir", r.run_dir},
+      {"label", r.label},
       {"created_at", r.created_at},
       {"baseline", r.baseline},
       {"candidate", r.candidate},
@@ -102,6 +113,8 @@ json to_json(const ComparedRun& r) {
 ComparedRun compared_run_from_json(const json& j, const std::string& w) {
   ComparedRun r;
   r.run_id = field<std::string>(j, "run_id", w);
+  r.run_dir = field<std::string>(j, "run_dir", w);
+  r.label = field<std::string>(j, "label", w);
   r.created_at = field<std::string>(j, "created_at", w);
   r.baseline = field<std::string>(j, "baseline", w);
   r.candidate = field<std::string>(j, "candidate", w);

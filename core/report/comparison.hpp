@@ -23,6 +23,10 @@ inline constexpr const char* kCompareTitle =
 // One run, as the columns of the comparison name it.
 struct ComparedRun {
   std::string run_id;
+  std::string run_dir;  // the run directory as given to `abharness compare`
+  // What the comparison calls the run: its id, or "<id> (<run_dir>)" when another run of the
+  // comparison has the same id (one run per machine, each with the id its CI job gave it).
+  std::string label;
   std::string created_at;
   std::string baseline, candidate;    // "main (1a2b3c4d5e6f)"
   std::vector<std::string> machines;  // "host: NVIDIA H200 GPU-..., driver 580.00" or the CPU
@@ -56,8 +60,14 @@ struct Comparison {
   bool operator==(const Comparison&) const = default;
 };
 
-// `reports` are the runs' reports, each built from a validated run, in the order given.
-Comparison build_comparison(const std::vector<Report>& reports);
+// One run to compare: its report, built from the validated run, and the directory it came from.
+struct RunToCompare {
+  Report report;
+  std::string run_dir;
+};
+
+// `runs` in the order given; two of them may share a run id, never a directory.
+Comparison build_comparison(const std::vector<RunToCompare>& runs);
 
 json to_json(const Comparison& c);
 Comparison comparison_from_json(const json& j, const std::string& where);

@@ -45,7 +45,7 @@ std::string render_terminal_comparison(const Comparison& c) {
   std::string out = std::string(kCompareTitle) + "\n" + kExplanation + "\n\n";
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const ComparedRun& r = c.runs[i];
-    out += "[" + std::to_string(i + 1) + "] " + fmt::one_line(r.run_id) + " (" +
+    out += "[" + std::to_string(i + 1) + "] " + fmt::one_line(r.label) + " (" +
            fmt::one_line(r.created_at) + "): " + fmt::one_line(r.baseline) + " vs " +
            fmt::one_line(r.candidate) + "; geomean " + geomean_text(r, c.stats.confidence) + "\n";
     for (const auto& m : r.machines) out += "    " + fmt::one_line(m) + "\n";
@@ -79,7 +79,7 @@ std::string render_markdown_comparison(const Comparison& c) {
     const ComparedRun& r = c.runs[i];
     std::vector<std::string> machines;
     for (const auto& m : r.machines) machines.push_back(esc(m));
-    out += "| " + std::to_string(i + 1) + " | " + code(r.run_id) + " | " + esc(r.created_at) +
+    out += "| " + std::to_string(i + 1) + " | " + code(r.label) + " | " + esc(r.created_at) +
            " | " + join(machines, "<br>") + " | " + code(r.baseline) + " | " + code(r.candidate) +
            " | " + esc(geomean_text(r, c.stats.confidence)) + " | " +
            code(fmt::short_id(r.result_set_digest)) + " |\n";
@@ -90,7 +90,7 @@ std::string render_markdown_comparison(const Comparison& c) {
 
   std::string head = "| shape |", rule = "|:---|";
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
-    head += " [" + std::to_string(i + 1) + "] " + esc(c.runs[i].run_id) + " |";
+    head += " [" + std::to_string(i + 1) + "] " + esc(c.runs[i].label) + " |";
     rule += ":---|";
   }
   out += "**Speedup per shape** (baseline time / candidate time within each run, " + ci +
@@ -117,13 +117,13 @@ std::string render_markdown_comparison(const Comparison& c) {
 
 using fmt::csv_number;
 
-// RFC 4180 like report.csv: one row per shape, seven columns per run prefixed with its run id.
+// RFC 4180 like report.csv: one row per shape, seven columns per run prefixed with its label.
 std::string render_csv_comparison(const Comparison& c) {
   constexpr std::array<const char*, 7> kColumns = {"present", "verdict",     "speedup",     "ci_lo",
                                                    "ci_hi",   "baseline_ns", "candidate_ns"};
   std::vector<std::string> header{"shape", "label"};
   for (const auto& r : c.runs)
-    for (const char* col : kColumns) header.push_back(r.run_id + "_" + col);
+    for (const char* col : kColumns) header.push_back(r.label + "_" + col);
   std::string out = fmt::csv_row(header);
   for (const auto& s : c.shapes) {
     std::vector<std::string> cells{s.shape, s.label};
@@ -181,7 +181,7 @@ std::string render_svg_comparison(const Comparison& c) {
     const double y = 52 + 16 * static_cast<double>(i);
     o += "<rect x=\"10\" y=\"" + num(y) + "\" width=\"14\" height=\"10\" fill=\"" + colour(i) +
          "\"/><text x=\"30\" y=\"" + num(y + 9) + "\" font-size=\"11\">" +
-         xml("[" + std::to_string(i + 1) + "] " + c.runs[i].run_id + ": " +
+         xml("[" + std::to_string(i + 1) + "] " + c.runs[i].label + ": " +
              join(c.runs[i].machines, "; ")) +
          "</text>\n";
   }

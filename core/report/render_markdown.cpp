@@ -1,6 +1,7 @@
 // Markdown for a pull request (GitHub-flavoured): the summary a reviewer reads first, then the
 // per-shape table, then per-arm details and provenance folded in <details> blocks.
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 
 #include "report/markdown.hpp"
@@ -11,11 +12,39 @@ namespace abh {
 
 namespace markdown {
 
+namespace {
+
+bool alnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+// Whether GitHub would turn the text from s[i] on into a reference: "@name" and "@org/team" notify
+// that user or team, "#123" and "GH-123" link an issue and record the reference in it.
+bool github_reference(const std::string& s, std::size_t i) {
+  const auto next = [&](std::size_t k) { return k < s.size() ? s[k] : '\0'; };
+  if (s[i] == '@') return alnum(next(i + 1));
+  if (s[i] == '#') return std::isdigit(static_cast<unsigned char>(next(i + 1))) != 0;
+  return (s[i] == 'G' || s[i] == 'g') && (next(i + 1) == 'H' || next(i + 1) == 'h') &&
+         next(i + 2) == '-' && std::isdigit(static_cast<unsigned char>(next(i + 3))) != 0;
+}
+
+}  // namespace
+
 std::string esc(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     // Mid-line, only these change meaning; esc() never starts a line, so '#', '-', '+' are safe.
     if (std::string_view("\\`*_[]<>|~&").find(c) != std::string_view::npos) out += '\\';
+    if (github_reference(s, i)) {
+      // A zero-width space after the '@', '#' or "GH-" (its entity, so that the file shows it):
+      // the text still reads "@name", "#123", and GitHub neither notifies nor links. A backslash
+      // would not do: GitHub finds references in the rendered text, after escapes are gone.
+      const std::size_t head = c == '@' || c == '#' ? 1 : 3;
+      out += s.substr(i, head) + kNoReference;
+      i += head - 1;
+      continue;
+    }
     out += c;
   }
   return fmt::one_line(out);

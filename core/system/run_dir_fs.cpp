@@ -147,7 +147,7 @@ std::vector<RunDirFs::Entry> RunDirFs::list(const fs::path& rel) const {
     if (name == "." || name == "..") continue;
     struct stat st {};
     if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
-    out.push_back({name, kind_of(st.st_mode)});
+    out.push_back({name, kind_of(st.st_mode), kind_name(st.st_mode)});
   }
   const int err = errno;
   ::closedir(d);

@@ -40,6 +40,7 @@ class RunDirFs {
   struct Entry {
     std::string name;
     Kind kind;
+    std::string what;  // "a regular file", "a directory", "a FIFO", "a device", ...
   };
   struct FileInfo {
     std::uintmax_t size = 0;

@@ -33,14 +33,31 @@ class Verification:
     __slots__ = ("max_error", "tolerance", "checked", "method")
 
     def __init__(self, max_error: float, tolerance: float, checked: int = 0, method: str = ""):
-        self.max_error = float(max_error)  # e.g. max |out - ref| / scale over the checked elements
-        self.tolerance = float(tolerance)  # the result is wrong when max_error > tolerance
+        # e.g. max |out - ref| / scale over the checked elements
+        self.max_error = _as_number(max_error, "Verification's max_error")
+        # the result is wrong when max_error > tolerance
+        self.tolerance = _as_number(tolerance, "Verification's tolerance")
         self.checked = int(checked)  # how many output elements were compared
         self.method = method  # e.g. "torch.matmul in fp32, full output" (first 127 bytes kept)
 
     def __repr__(self) -> str:
         return "Verification(max_error=%g, tolerance=%g, checked=%d, method=%r)" % (
             self.max_error, self.tolerance, self.checked, self.method)
+
+
+def _as_number(value, what: str) -> float:
+    """`value` as a float when it is a number (int, float, a NumPy scalar, a one-element tensor),
+    a TypeError naming `what` otherwise. float() alone would turn True into 1.0, False into 0.0
+    and "0.5" into 0.5: a check that returned the wrong thing would read as a measured error."""
+    dtype = str(getattr(value, "dtype", ""))
+    if (isinstance(value, (bool, str, bytes)) or dtype in ("bool", "torch.bool")
+            or not hasattr(type(value), "__float__")):
+        raise TypeError("%s %r (%s), which is not a number" % (what, value, type(value).__name__))
+    try:
+        return float(value)
+    except (TypeError, ValueError) as e:  # e.g. a tensor of several elements
+        raise TypeError("%s %r (%s), which is not one number: %s"
+                        % (what, value, type(value).__name__, e))
 
 
 class WrongResult(AssertionError):

@@ -1,7 +1,9 @@
 # `abharness compare` on two real CPU runs of the same comparison: each run is verified first,
 # then the per-shape speedups and times are put side by side under a title that says this is a
-# comparison across runs, not an interleaved measurement, in every format (--out). A run whose
-# result file was tampered with is refused by name with exit 3 and nothing is compared.
+# comparison across runs, not an interleaved measurement, in every format (--out). Two runs with
+# one run id are compared and labelled by directory; one run given twice (any spelling of its
+# directory, or a copy) is refused. A run whose result file was tampered with is refused by name
+# with exit 3 and nothing is compared.
 source "$ABH_TESTLIB"
 bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 small_grid
@@ -30,9 +32,34 @@ expect_rc 0 "$ABH" compare runs/week1 runs/week2 --print json
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/last.out" || fail "--print json is not JSON"
 pass "two verified runs side by side in every format"
 
-# One run given twice is a usage error, one run alone too.
+# Two runs that share a run id (one per machine, each CI job naming its run alike) are two runs:
+# compared, each labelled with its directory in every format.
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root machine2 --run-id week1 "${FAST[@]}" --quiet
+expect_rc 0 "$ABH" compare runs/week1 machine2/week1 --out same-id
+for f in "$T/last.out" same-id/compare.md same-id/compare.csv same-id/compare.svg; do
+  grep -qF "week1 (runs/week1)" "$f" && grep -qF "week1 (machine2/week1)" "$f" ||
+    fail "$f does not tell the two week1 runs apart: $(head -c 2000 "$f")"
+done
+[ "$(jget same-id/compare.json '[r["run_dir"] for r in j["runs"]]')" = "['runs/week1', 'machine2/week1']" ] ||
+  fail "compare.json: $(jget same-id/compare.json '[r["run_dir"] for r in j["runs"]]')"
+pass "two runs with one run id are compared, labelled by directory"
+
+# One run given twice is a usage error, however its directory is spelled, and so is a copy of one
+# run (the same plan nonce); one run alone too.
 expect_rc 2 "$ABH" compare runs/week1 runs/week1
+ln -s week1 runs/alias
+for twice in ./runs/../runs/week1/ runs/alias "$T/runs/week1"; do
+  expect_rc 2 "$ABH" compare runs/week1 "$twice"
+  grep -qF "are the same run directory ($T/runs/week1)" "$T/last.err" ||
+    fail "$twice: $(cat "$T/last.err")"
+done
+cp -a runs/week1 copy-of-week1
+expect_rc 2 "$ABH" compare runs/week1 copy-of-week1
+grep -qF "copy-of-week1 and runs/week1 are copies of one run (the same run nonce " "$T/last.err" ||
+  fail "a copy of one run: $(cat "$T/last.err")"
 expect_rc 2 "$ABH" compare runs/week1
+pass "one run given twice, under any spelling or as a copy, is refused"
 
 # Tamper with one result of week2: compare refuses it by name and compares nothing.
 f=$(ls runs/week2/results/*/*.json | head -1)

@@ -1,6 +1,6 @@
 # Hostile but fair: every file of a run directory and every input, tampered with or crafted the way
 # a careless or adversarial user would, must be refused by name (or, for writes, never reach a file
-# outside the run directory). One real run (one shape) and a second run of the very same command,
+# outside the run directory, or, for text shown on GitHub, never mention or link). One real run (one shape) and a second run of the very same command,
 # same --run-id, under another runs root; then one case per line below. The cases are counted in
 # docs/provenance.md ("The adversarial suite"). Each case prints PASS; the last line checks the count.
 source "$ABH_TESTLIB"
@@ -122,7 +122,7 @@ mkfifo "$T/c/results/$S/A2.json.fifo"
 rm "$T/c/results/$S/A2.json"
 mv "$T/c/results/$S/A2.json.fifo" "$T/c/results/$S/A2.json"
 expect_rc 3 timeout 60 "$ABH" verify "$T/c"
-says "results/$S/A2.json: unplanned-file"
+says "results/$S/A2.json: result-format: expected a regular file, found a FIFO"
 ok "a FIFO in place of a result -> refused without blocking"
 fresh
 mkdir -p "$T/c/logs/$S"
@@ -222,5 +222,48 @@ expect_rc 0 "$ABH" run "${run_args[@]}" --runs-root repo/runs --run-id inside
 [ ! -e repo/.gitignore ] || fail "abharness wrote repo/.gitignore"
 ok "a runs root inside the repository that git ignores -> accepted, no .gitignore written"
 
-[ "$cases" = 27 ] || fail "ran $cases cases, expected 27 (update docs/provenance.md when this changes)"
+# 12. Results that are not files, away from and at their planned names.
+fresh
+mkfifo "$T/c/results/$S/B2.json"
+expect_rc 3 timeout 60 "$ABH" verify "$T/c"
+says "results/$S/B2.json: unplanned-file: expected only planned results/<shape>/<arm>.json, found a FIFO"
+ok "a FIFO beside the results -> unplanned-file, without blocking"
+fresh
+rm "$T/c/results/$S/A1.json" && mkdir -p "$T/c/results/$S/A1.json/inside"
+expect_rc 3 "$ABH" verify "$T/c"
+says "results/$S/A1.json: result-format: expected a regular file, found a directory"
+ok "a directory in place of a result -> result-format"
+
+# 13. Text that GitHub would turn into mentions and issue links: a failure record that quotes
+# users, teams and issues reaches the PR comment quoted, never as a mention or a link.
+fresh
+rm "$T/c/results/$S/B.json"
+mkdir -p "$T/c/logs/$S"
+printf '{"reason": "exit code 3: ask @octocat or @org/kernels, see #1 and GH-2"}\n' \
+  >"$T/c/logs/$S/B.failure.json"
+expect_rc 4 "$ABH" report "$T/c" --quiet
+for ref in @octocat @org/kernels '#1' GH-2; do
+  ! grep -qF "$ref" "$T/c/report.pr.md" || fail "report.pr.md links $ref: $(grep -F "$ref" "$T/c/report.pr.md")"
+done
+grep -qF 'ask @&#8203;octocat or @&#8203;org/kernels, see #&#8203;1 and GH-&#8203;2' \
+  "$T/c/report.pr.md" || fail "report.pr.md lacks the quoted reason: $(cat "$T/c/report.pr.md")"
+ok "mentions and issue references in a failure reason -> quoted in report.pr.md, not linked"
+
+# 14. compare: two runs of one run id are two runs; one run under another name, or a copy of it,
+# is one run given twice.
+expect_rc 0 "$ABH" compare runs/r1 runs2/r1 --print markdown
+says_out() { grep -qF -- "$1" "$T/last.out" || fail "stdout lacks: $1"; }
+says_out "[1] r1 (runs/r1)"
+says_out "[2] r1 (runs2/r1)"
+ok "compare of two runs with one run id -> compared, labelled by directory"
+ln -sfn "$T/$R" "$T/alias"
+expect_rc 2 "$ABH" compare $R "$T/alias"
+says "are the same run directory ($T/$R)"
+ok "compare of a run and a link to it -> refused as the same run directory"
+fresh
+expect_rc 2 "$ABH" compare $R "$T/c"
+says "are copies of one run (the same run nonce"
+ok "compare of a run and a copy of it -> refused as copies of one run"
+
+[ "$cases" = 33 ] || fail "ran $cases cases, expected 33 (update docs/provenance.md when this changes)"
 echo "hostile_inputs: $cases cases passed"

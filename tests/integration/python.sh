@@ -3,9 +3,11 @@
 # distributions and the sources' digest recorded in the plan and in every result; no bytecode in the
 # materialized variants; resume after a SIGKILL of the orchestrator; a tampered interpreter record
 # refused by verify; a resume refused when a distribution changed, naming it; each failure of a
-# Python plugin in an arm (an exception in make_problem, run() or verify(), a wrong result) failing
-# only its arm, with the traceback in the arm's log and one line in the report; and what the dry
-# run before the plan refuses (no import, no entry, no method, make_problem raising), by name.
+# Python plugin in an arm (an exception in make_problem, run() or verify(), a wrong result, a
+# verify() that returns a bool or anything else but a max error) failing only its arm, with the
+# traceback in the arm's log and one line in the report, where mentions in its text or its label
+# reach no one; and what the dry run before the plan refuses (no import, no entry, no method,
+# make_problem raising), by name.
 source "$ABH_TESTLIB"
 
 # A python3 with NumPy (python3-numpy, scripts/install-deps.sh).
@@ -180,7 +182,14 @@ mkdir faulty/faulty
 cat >faulty/faulty/problem.py <<'PY'
 import os
 
+import numpy
+
 from faulty.switch import FAULTY
+
+# What verify() returns for these faults, instead of the max error: only a number (or a
+# Verification, or a dict of its fields) is a max error; False (also NumPy's) is a wrong result.
+RETURNS = {"false": False, "np_false": numpy.bool_(False), "true": True, "none": None,
+           "str": "0.0", "list": [0.0], "negative": -1.0, "dict_bool": {"max_error": False}}
 
 
 class Add:
@@ -200,8 +209,12 @@ class Add:
     def verify(self):
         if self.fault == "verify_raises":
             raise RuntimeError("injected failure in verify")
+        if self.fault == "mentions":
+            raise RuntimeError("ping @octocat and @abh-org/reviewers, see #123 and GH-45")
         if self.fault == "assert":
             assert self.out[0] == 99.0, "injected assertion: out[0] is %r" % self.out[0]
+        if self.fault in RETURNS:
+            return RETURNS[self.fault]
         return max(abs(v - 3.5) / 3.5 for v in self.out)
 
 
@@ -228,11 +241,20 @@ git_q -C faulty commit -qam "candidate: faults on demand"
 cat >faults.json <<'JSON'
 { "schema_version": 1, "shapes": [
   { "id": "good", "params": {} },
+  { "id": "mentions", "label": "cc @hubot, fixes #7", "params": { "fault": "mentions" } },
   { "id": "run_raises", "params": { "fault": "run_raises" } },
   { "id": "verify_raises", "params": { "fault": "verify_raises" } },
   { "id": "wrong", "params": { "fault": "wrong" } },
   { "id": "assert", "params": { "fault": "assert" } },
-  { "id": "make_raises_in_arm", "params": { "fault": "make_raises_in_arm" } } ] }
+  { "id": "make_raises_in_arm", "params": { "fault": "make_raises_in_arm" } },
+  { "id": "false", "params": { "fault": "false" } },
+  { "id": "np_false", "params": { "fault": "np_false" } },
+  { "id": "true", "params": { "fault": "true" } },
+  { "id": "none", "params": { "fault": "none" } },
+  { "id": "str", "params": { "fault": "str" } },
+  { "id": "list", "params": { "fault": "list" } },
+  { "id": "negative", "params": { "fault": "negative" } },
+  { "id": "dict_bool", "params": { "fault": "dict_bool" } } ] }
 JSON
 fault_args=(--repo faulty --target py --python "$PY" --runs-root runs "${FAST[@]}" --color never)
 expect_rc 4 "$ABH" run "${fault_args[@]}" --baseline HEAD~1 --candidate HEAD --grid faults.json \
@@ -258,11 +280,35 @@ want verify_raises 3 "verify() raised RuntimeError: injected failure in verify" 
 want wrong 4 "wrong result: max relative error 0.286 > tolerance 1e-12"
 want assert 4 "AssertionError: injected assertion: out[0] is 3.5" tb
 want make_raises_in_arm 3 "raised KeyError: 'injected failure in make_problem, in the arm'" tb
+# verify() returning something other than a max error: False is a wrong result; True, None, a
+# string, a list, a negative error or a bool inside a dict are refused, naming the plugin's entry
+# with its parameters and the function; none of them is recorded as a pass.
+want false 4 "wrong result: max relative error inf > tolerance 1e-12 (verify() returned False)"
+want np_false 4 "(verify() returned False)"
+entry='faulty.problem.make_problem({"fault": '
+want true 3 "${entry}\"true\"}): verify() returned True (bool): a bool is no max error"
+want none 3 "${entry}\"none\"}): verify() returned None (NoneType)"
+want str 3 "${entry}\"str\"}): verify() returned '0.0' (str)"
+want list 3 "${entry}\"list\"}): verify() returned [0.0] (list)"
+want negative 3 "${entry}\"negative\"}): verify() returned -1.0 (float): a max error is a distance"
+want dict_bool 3 "${entry}\"dict_bool\"}): verify(): max error False (bool), which is not a number"
 [ -f $F/results/good/B.json ] || fail "the good shape's candidate arm did not run"
-for s in run_raises verify_raises wrong assert make_raises_in_arm; do
+for s in run_raises verify_raises wrong assert make_raises_in_arm false true none str; do
   grep -qF "$s" $F/report.md || fail "report.md does not list $s"
 done
 grep -q "failed: .*run() raised ValueError" $F/report.md || fail "report.md lacks the reason"
+# A label and an exception's text that mention users and issues: the PR comment (which names the
+# first ten failed shapes, this one among them) and report.md, also written for a pull request,
+# quote them so that GitHub neither notifies nor links.
+for f in $F/report.pr.md $F/report.md; do
+  for ref in @octocat @abh-org/reviewers '#123' GH-45 @hubot '#7'; do
+    grep -qF "$ref" $f && fail "$f quotes $ref as GitHub would link it: $(grep -F "$ref" $f)"
+  done
+  for shown in '@&#8203;octocat' '@&#8203;abh-org/reviewers' '#&#8203;123' 'GH-&#8203;45' \
+    '@&#8203;hubot' '#&#8203;7'; do
+    grep -qF "$shown" $f || fail "$f lacks $shown"
+  done
+done
 pass "exceptions in an arm and wrong results each fail only their arm"
 
 # What the dry run before the plan sees: make_problem raising, or returning an object without

@@ -151,6 +151,26 @@ edit_json "$T/c/results/$S2/A1.json" 'j["measurement"]["samples_ns"][3] = -1.0' 
 refused negative-sample "results/$S2/A1.json" result-format ""
 grep -q "samples_ns" "$T/last.err" || fail "negative-sample: field not named"
 
+# A planned result that is not a regular file (a symbolic link, a FIFO, a directory) is a malformed
+# result: result-format, naming what is there; the FIFO is never opened (a read would block).
+fresh
+mv "$T/c/results/$S1/A1.json" "$T/c/A1.json" && ln -s ../../A1.json "$T/c/results/$S1/A1.json"
+refused planned-symlink "results/$S1/A1.json" result-format ""
+grep -qF "results/$S1/A1.json: result-format: expected a regular file, found a symbolic link" \
+  "$T/last.err" || fail "planned-symlink: $(cat "$T/last.err")"
+fresh
+rm "$T/c/results/$S2/B.json" && mkfifo "$T/c/results/$S2/B.json"
+for cmd in verify report resume; do
+  expect_rc 3 timeout 120 "$ABH" $cmd "$T/c"
+  grep -qF "results/$S2/B.json: result-format: expected a regular file, found a FIFO" \
+    "$T/last.err" || fail "planned-fifo ($cmd): $(cat "$T/last.err")"
+done
+[ -p "$T/c/results/$S2/B.json" ] || fail "planned-fifo: the FIFO was replaced"
+pass "planned-fifo -> result-format, without blocking, in verify, report and resume"
+fresh
+rm "$T/c/results/$S2/A2.json" && mkdir "$T/c/results/$S2/A2.json"
+refused planned-directory "results/$S2/A2.json" result-format ""
+
 # unplanned-file: an extra file, an extra directory, a symbolic link, a stray top-level file.
 fresh
 echo '{}' >"$T/c/results/$S1/A3.json"
@@ -159,8 +179,8 @@ fresh
 mkdir "$T/c/results/m1_n1_k1"
 refused extra-dir "results/m1_n1_k1" unplanned-file ""
 fresh
-mv "$T/c/results/$S1/A1.json" "$T/c/A1.json" && ln -s ../../A1.json "$T/c/results/$S1/A1.json"
-refused symlink "results/$S1/A1.json" unplanned-file ""
+ln -s A1.json "$T/c/results/$S1/A3.json"
+refused symlink "results/$S1/A3.json" unplanned-file ""
 fresh
 cp "$T/c/results/$S1/A1.json" "$T/c/results/notes.json"
 refused stray-top-level "results/notes.json" unplanned-file ""

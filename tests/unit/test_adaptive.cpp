@@ -2,6 +2,8 @@
 // the results of the blocks before them.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "report/adaptive.hpp"
 #include "report_fixtures.hpp"
 
@@ -48,7 +50,7 @@ TEST_CASE("adaptive: the plan lists every conditional block up front") {
 TEST_CASE("adaptive: an undecided shape gets the next block, a decided one does not") {
   Plan p = adaptive_plan();
   AdaptiveBlocks b = adaptive_blocks(p, outcomes_through(p, 0));
-  CHECK(b.waiting_at == 2);  // block 2 waits for the arms of block 1, which has not run
+  CHECK(b.waiting_at == 1);  // step 1 waits for the arms of block 1, which has not run
   CHECK(b.required == std::set<std::pair<std::string, int>>{{p.shapes[1].id, 1}});
   REQUIRE(b.reasons.size() == 1);
   CHECK(b.reasons[0] == p.shapes[1].id + " block 1: unstable after blocks 0..0");
@@ -71,9 +73,72 @@ TEST_CASE("adaptive: a block waits while an arm before it has no valid result") 
   out[0].result.reset();
   out[0].failure = "exit code 3";
   AdaptiveBlocks b = adaptive_blocks(p, out);
-  CHECK(b.waiting_at == 1);
+  CHECK(b.waiting_at == 0);
   CHECK(b.required.empty());
   // Without --until-decided nothing is conditional.
   Plan plain = make_plan(2);
   CHECK(adaptive_blocks(plain, outcomes_through(plain, 0)).required.empty());
+}
+
+namespace {
+
+// Measures, as the sweep would, every arm the rule puts in effect, step after step, until it
+// calls for nothing more; `ns` gives each arm's median.
+std::vector<ArmOutcome> sweep_until_decided(const Plan& p, double (*ns)(const Plan&, const Task&),
+                                            AdaptiveBlocks& b) {
+  std::vector<ArmOutcome> out;
+  std::set<std::size_t> measured;
+  for (;;) {
+    b = adaptive_blocks(p, out);
+    bool ran = false;
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (in_effect(p.tasks[i], b) && measured.insert(i).second) {
+        out.push_back({p.tasks[i], make_result(p, p.tasks[i], ns(p, p.tasks[i]), i + 1), ""});
+        ran = true;
+      }
+    if (!ran) return out;
+  }
+}
+
+// Two planned blocks. Shape 0: candidate 2.5 % faster, its arms agree to 0.2 %: decided while
+// the other shape's arms agree as well. Shape 1: candidate 1 % faster, on the band's edge
+// (ambiguous) with quiet planned blocks; in each extra block its A arms sit 10 % apart, which
+// widens the prior that shape 0's interval borrows from.
+double noisy_neighbour(const Plan& p, const Task& t) {
+  if (t.shape == p.shapes[0].id) return t.variant == "baseline" ? 10000 : 9750;
+  if (t.variant == "candidate") return 9900;
+  if (!t.conditional) return 10000;
+  return (t.arm == "A1") == (t.round % 2 == 1) ? 9500 : 10500;
+}
+
+}  // namespace
+
+TEST_CASE("adaptive: a shape decided early is judged again, and undecided gets its blocks") {
+  Plan p = make_plan(2);
+  p.schedule.rounds = 2;
+  p.schedule.until_decided = 3;
+  p.tasks = make_schedule(p.shapes, p.schedule);
+  const std::string quiet = p.shapes[0].id, noisy = p.shapes[1].id;
+  AdaptiveBlocks b;
+  const std::vector<ArmOutcome> arms = sweep_until_decided(p, noisy_neighbour, b);
+  CHECK(b.waiting_at == -1);
+  // After the planned block the quiet shape is decided and only the noisy one gets a block ...
+  std::vector<ArmOutcome> planned;
+  for (const auto& o : arms)
+    if (!o.task.conditional) planned.push_back(o);
+  const Report first = build_report(p, planned, p.schedule.decision, "");
+  CHECK(first.shapes[0].verdict == Verdict::faster);
+  // ... whose blocks widen the pooled prior: the quiet shape, judged again, is undecided and gets
+  // its own blocks, where the rule judging it once would have left it with none.
+  // (Reasons come step by step, in plan order within a step: the first step gave shape 0 none.)
+  REQUIRE(b.reasons.size() >= 2);
+  CHECK(b.reasons[0] == noisy + " block 2: ambiguous after blocks 0..1");
+  CHECK(b.reasons[1] == quiet + " block 2: ambiguous after blocks 0..1 (undecided again)");
+  // In the run's final state, every shape left undecided has had all of its blocks.
+  const Report last = build_report(p, arms, p.schedule.decision, "");
+  for (const auto& row : last.shapes) {
+    CAPTURE(row.shape);
+    if (row.verdict != Verdict::unstable && row.verdict != Verdict::ambiguous) continue;
+    for (int j = 2; j <= 4; ++j) CHECK(b.required.count({row.shape, j}) == 1);
+  }
 }

@@ -14,13 +14,13 @@ namespace {
 
 // Two runs: the sample report (4 shapes, one failed) and the same revisions measured "on another
 // machine" with one shape fewer and a run of its own.
-std::vector<Report> two_runs() {
+std::vector<RunToCompare> two_runs() {
   Report a = sample_report();
   Plan p = make_plan(3);
   p.run_id = "20260108-000000-h200";
   p.machine[0].gpu->name = "NVIDIA H200 NVL";
   Report b = build_report(p, make_outcomes(p), StatsOptions{}, "sha256:" + std::string(64, 's'));
-  return {a, b};
+  return {{a, "runs/a"}, {b, "elsewhere/b"}};
 }
 
 }  // namespace
@@ -33,21 +33,21 @@ TEST_CASE("comparison: shapes are matched by id across runs") {
   CHECK(c.runs[1].run_id == "20260108-000000-h200");
   CHECK(c.runs[1].machines ==
         std::vector<std::string>{"host: NVIDIA H200 NVL GPU-1234, driver 580.00"});
-  CHECK(c.runs[0].geomean == runs[0].summary.geomean);
+  CHECK(c.runs[0].geomean == runs[0].report.summary.geomean);
   REQUIRE(c.shapes.size() == 4);
   for (std::size_t s = 0; s < 3; ++s) {
-    CHECK(c.shapes[s].shape == runs[0].shapes[s].shape);
+    CHECK(c.shapes[s].shape == runs[0].report.shapes[s].shape);
     for (std::size_t r = 0; r < 2; ++r) {
       const ComparedCell& cell = c.shapes[s].runs[r];
       REQUIRE(cell);
-      CHECK(*cell == static_cast<const ShapeEstimate&>(runs[r].shapes[s]));
-      CHECK(cell->speedup == runs[r].shapes[s].speedup);
-      CHECK(cell->ci == runs[r].shapes[s].ci);
+      CHECK(*cell == static_cast<const ShapeEstimate&>(runs[r].report.shapes[s]));
+      CHECK(cell->speedup == runs[r].report.shapes[s].speedup);
+      CHECK(cell->ci == runs[r].report.shapes[s].ci);
     }
   }
   REQUIRE(c.shapes[3].runs[0]);
   CHECK(c.shapes[3].runs[0]->verdict == Verdict::failed);
-  CHECK(c.shapes[3].runs[0]->failure == runs[0].shapes[3].failure);
+  CHECK(c.shapes[3].runs[0]->failure == runs[0].report.shapes[3].failure);
   CHECK_FALSE(c.shapes[3].runs[1]);
   CHECK(c.notes == std::vector<std::string>{
                        "1 of 4 shape(s) are missing from some run (shown as \"not in run\")"});
@@ -56,7 +56,7 @@ TEST_CASE("comparison: shapes are matched by id across runs") {
 
 TEST_CASE("comparison: runs of different revisions are said to be so") {
   auto runs = two_runs();
-  runs[1].provenance.variants[1].source.requested = "feature-x";
+  runs[1].report.provenance.variants[1].source.requested = "feature-x";
   Comparison c = build_comparison(runs);
   REQUIRE(c.notes.size() == 2);
   CHECK(c.notes[0].rfind("the runs compare different candidate revisions: ", 0) == 0);
@@ -108,4 +108,28 @@ TEST_CASE("comparison: every rendering says it compares runs, not an interleaved
   CHECK(check_xml(svg).front() == "svg");
   CHECK(count(svg, "class=\"bar\"") == 6);  // 3 compared shapes in each run
   CHECK(count(svg, "class=\"run\"") == 8);
+}
+
+TEST_CASE("comparison: two runs with one id are told apart by their directories") {
+  auto runs = two_runs();
+  runs[1].report.provenance.run_id = runs[0].report.provenance.run_id;  // one per machine
+  Comparison c = build_comparison(runs);
+  CHECK(c.runs[0].label == "20260101-000000-abcd (runs/a)");
+  CHECK(c.runs[1].label == "20260101-000000-abcd (elsewhere/b)");
+  CHECK(c.runs[1].run_dir == "elsewhere/b");
+  CHECK(comparison_from_json(to_json(c), "compare.json") == c);
+  const std::string md = render_comparison(c, "markdown");
+  CHECK(md.find("| [1] 20260101-000000-abcd (runs/a) | [2] 20260101-000000-abcd (elsewhere/b) |") !=
+        std::string::npos);
+  const auto header = parse_csv(render_comparison(c, "csv"))[0];
+  CHECK(header[2] == "20260101-000000-abcd (runs/a)_present");
+  CHECK(header[2 + 7] == "20260101-000000-abcd (elsewhere/b)_present");
+  for (const auto& f : comparison_formats()) {
+    CAPTURE(f);
+    const std::string out = render_comparison(c, f);
+    CHECK(out.find("runs/a") != std::string::npos);
+    CHECK(out.find("elsewhere/b") != std::string::npos);
+  }
+  // Distinct ids keep their plain labels.
+  CHECK(build_comparison(two_runs()).runs[1].label == "20260108-000000-h200");
 }

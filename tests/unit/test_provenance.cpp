@@ -3,6 +3,8 @@
 // per case. Each rule of docs/provenance.md must name the file and the field it refuses.
 // tests/integration/tamper.sh does the same end to end through `abharness verify` and `report`.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include <algorithm>
@@ -349,12 +351,41 @@ TEST_CASE("provenance: unplanned-file refuses extra files, directories and symbo
     rel = "results/m32/.notes";
     test::write(run.file(rel), "x");
   }
-  SUBCASE("a planned result replaced by a symbolic link") {
-    rel = kA1;
+  SUBCASE("a symbolic link beside the planned results") {
+    rel = "results/m32/A3.json";
+    fs::create_symlink("A1.json", run.file(rel));
+  }
+  SUBCASE("a FIFO beside the planned results") {
+    rel = "results/m32/A3.json";
+    REQUIRE(::mkfifo(run.file(rel).c_str(), 0600) == 0);
+  }
+  check_refused(run, {{"unplanned-file", rel, ""}});
+}
+
+TEST_CASE(
+    "provenance: anything but a regular file at a planned result is a result-format problem") {
+  Run run;
+  std::string found;
+  SUBCASE("a symbolic link") {
+    found = "a symbolic link";
     fs::rename(run.file(kA1), run.file("A1.json"));
     fs::create_symlink("../../A1.json", run.file(kA1));
   }
-  check_refused(run, {{"unplanned-file", rel, ""}});
+  SUBCASE("a FIFO, which is never opened (a read would block)") {
+    found = "a FIFO";
+    fs::remove(run.file(kA1));
+    REQUIRE(::mkfifo(run.file(kA1).c_str(), 0600) == 0);
+  }
+  SUBCASE("a directory") {
+    found = "a directory";
+    fs::remove(run.file(kA1));
+    fs::create_directory(run.file(kA1));
+  }
+  check_refused(run, {{"result-format", kA1, ""}});
+  const Validation v = run.validate();
+  REQUIRE(v.problems.size() == 1);
+  CHECK(v.problems[0].expected == "a regular file");
+  CHECK(v.problems[0].found == found);
 }
 
 TEST_CASE("provenance: duplicate-result refuses one payload at two planned places") {

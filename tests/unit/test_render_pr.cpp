@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "report/markdown.hpp"
 #include "report_fixtures.hpp"
 
 using namespace abh;
@@ -181,4 +182,42 @@ TEST_CASE("pr: a real report shows every shape, its failure and no exit-code noi
   clean.summary.regressed = 0;
   clean.summary.shapes_failed = 0;
   CHECK(render(clean, "pr", {}).find("decide the exit code") == std::string::npos);
+}
+
+TEST_CASE("markdown: mentions and issue references in free text are quoted, not linked") {
+  using markdown::esc;
+  CHECK(esc("@octocat") == "@&#8203;octocat");
+  CHECK(esc("cc @org/team") == "cc @&#8203;org/team");
+  CHECK(esc("fixes #123, repo#4") == "fixes #&#8203;123, repo#&#8203;4");
+  CHECK(esc("GH-45 gh-6") == "GH-&#8203;45 gh-&#8203;6");
+  // What GitHub does not link stays as it is.
+  for (const char* plain : {"@", "@ x", "C# and #x", "# 1", "GH-x", "a-GH"})
+    CHECK(esc(plain) == plain);
+  // The entity's '&' is the renderer's own: a '&' of the text is still escaped.
+  CHECK(esc("&#64;x @y") == "\\&#&#8203;64;x @&#8203;y");
+}
+
+TEST_CASE("pr: a label, a failure and a machine that mention users reach no one") {
+  Report r = sample_report();
+  const std::string refs = "@octocat @org/team #123 GH-45";
+  r.shapes.front().label = "cc " + refs;
+  r.shapes.back().verdict = Verdict::failed;
+  r.shapes.back().failure = "B: exit code 3: RuntimeError: ask " + refs;
+  r.provenance.machine.front().hostname = "host " + refs;
+  for (const char* format : {"pr", "markdown"}) {
+    CAPTURE(format);
+    const std::string out = render(r, format, {});
+    for (const char* linked : {"@octocat", "@org/team", "#123", "GH-45"})
+      CHECK(out.find(linked) == std::string::npos);
+    CHECK(count_of(out, "@&#8203;octocat @&#8203;org/team #&#8203;123 GH-&#8203;45") >= 3);
+  }
+  // Text made of nothing but references still fits one comment.
+  Report dense = synthetic_report(2000, 8, false);
+  std::string many;
+  while (many.size() < 4000) many += "@a #1 ";
+  for (auto& row : dense.shapes) row.label = many, row.failure = row.failure.empty() ? "" : many;
+  for (auto& m : dense.provenance.machine) m.hostname = many;
+  const std::string pr = render(dense, "pr", {});
+  CHECK(pr.size() <= kPrCommentLimit);
+  CHECK(pr.find("@a") == std::string::npos);
 }

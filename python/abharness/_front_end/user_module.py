@@ -1,8 +1,11 @@
 """The user's module and the problem object its entry makes, checked against the protocol
 (docs/python.md) once, when each is made."""
 
+import numbers
 import os
 import sys
+
+import abharness
 
 from .errors import FrontEndError, ProtocolError, error_reason, print_traceback
 
@@ -68,7 +71,7 @@ class Problem:
     """The user's problem object, checked once when it is made."""
 
     def __init__(self, obj, origin):
-        self.obj = obj
+        self.obj, self.origin = obj, origin
         for method in ("run", "verify"):
             if not callable(getattr(obj, method, None)):
                 raise ProtocolError("%s returned %s, which has no %s() method: a problem needs "
@@ -105,21 +108,84 @@ class Problem:
             got = self.obj.verify()
         except AssertionError as e:  # includes abharness.WrongResult
             print_traceback()
-            return False, float("inf"), float(tolerance or 0), 0, error_reason(e)
-        if got is None:
-            raise ProtocolError("verify() returned None: return the max error (with a `tolerance` "
-                                "attribute), or an abharness.Verification, or raise AssertionError "
-                                "on a wrong result")
-        if isinstance(got, dict):
-            got = type("V", (), got)
-        if hasattr(got, "max_error"):
-            err, tolerance = got.max_error, getattr(got, "tolerance", tolerance)
-            checked, method = getattr(got, "checked", 0), getattr(got, "method", "")
-        else:
-            err, checked, method = got, 0, ""
+            return False, float("inf"), self._tolerance(tolerance, 0.0), 0, error_reason(e)
+        if _is_bool(got):
+            # False is the plain way to say "wrong"; True says nothing of how far the output is
+            # from its reference, and a pass must record a max error (docs/python.md).
+            try:
+                truth = bool(got)
+            except Exception:  # a bool array of several elements has no one truth value
+                raise self._refused(got, "give one bool, or the max error")
+            if not truth:
+                return (False, float("inf"), self._tolerance(tolerance, 0.0), 0,
+                        "verify() returned False")
+            raise self._refused(got, "a bool is no max error: return the max error (with a "
+                                "`tolerance` attribute) or an abharness.Verification, and "
+                                "return False or raise AssertionError when the output is wrong")
+        fields = self._fields(got)
+        err = self._number(fields["max_error"], "max error")
+        if err < 0:
+            raise self._refused(got, "a max error is a distance, never negative: return "
+                                "max |out - ref| (relative), not a signed difference")
+        tolerance = fields.get("tolerance", tolerance)
         if tolerance is None:
-            raise ProtocolError("verify() returned a max error (%r) but the problem has no "
+            raise ProtocolError("%s: verify() returned a max error (%r) but the problem has no "
                                 "`tolerance`: set one, or return an abharness.Verification"
-                                % (err,))
-        err, tolerance = float(err), float(tolerance)
-        return err <= tolerance, err, tolerance, int(checked), str(method or "verify()")
+                                % (self.origin, err))
+        checked = fields.get("checked", 0)
+        if _is_bool(checked) or not isinstance(checked, numbers.Integral) or checked < 0:
+            raise self._refused(got, "`checked` is %r: give the number of output elements "
+                                "compared, an int >= 0" % (checked,))
+        method = fields.get("method", "")
+        if not isinstance(method, str):
+            raise self._refused(got, "`method` is %r: give a str" % (method,))
+        tolerance = self._tolerance(tolerance)
+        return err <= tolerance, err, tolerance, int(checked), method or "verify()"
+
+    def _refused(self, got, why):
+        return ProtocolError("%s: verify() returned %s (%s): %s"
+                             % (self.origin, _shown(got), type(got).__name__, why))
+
+    def _fields(self, got):
+        """The max error and the optional fields of what verify() returned, by name."""
+        names = ("max_error", "tolerance", "checked", "method")
+        if isinstance(got, dict):
+            unknown = sorted(str(k) for k in got if k not in names)
+            if "max_error" not in got or unknown:
+                raise self._refused(got, "a dict needs the key max_error, and may have only %s"
+                                    "%s" % (", ".join(names), (" (not %s)" % ", ".join(unknown))
+                                            if unknown else ""))
+            return got
+        if hasattr(got, "max_error"):
+            return {n: getattr(got, n) for n in names if hasattr(got, n)}
+        if isinstance(got, (str, bytes)) or not hasattr(type(got), "__float__"):
+            raise self._refused(got, "return the max error as a number (with a `tolerance` "
+                                "attribute), an abharness.Verification or a dict with its "
+                                "fields, or raise AssertionError when the output is wrong")
+        return {"max_error": got}
+
+    def _number(self, value, what):
+        try:
+            return abharness._as_number(value, what)
+        except TypeError as e:
+            raise ProtocolError("%s: verify(): %s" % (self.origin, e))
+
+    def _tolerance(self, value, default=None):
+        if value is None and default is not None:
+            return default
+        tolerance = self._number(value, "tolerance")
+        if not tolerance >= 0:
+            raise ProtocolError("%s: the tolerance is %r: give a number >= 0"
+                                % (self.origin, tolerance))
+        return tolerance
+
+
+def _is_bool(value):
+    """True for bool and for the bools of NumPy and torch (np.bool_, a 0-d bool tensor), which
+    convert to 1.0 and 0.0 as silently as Python's."""
+    return isinstance(value, bool) or str(getattr(value, "dtype", "")) in ("bool", "torch.bool")
+
+
+def _shown(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
