@@ -215,7 +215,7 @@ namespace {
 // Whether the entry `e` of a shape's directory, at `rel`, is a planned result to read; an
 // interrupted write is listed in `v.leftovers`, anything else is a problem in `v.problems`.
 bool planned_result(const RunDirFs::Entry& e, const std::string& rel,
-                    const std::map<std::string, const Task*>& planned, Validation& v) {
+                    const std::unordered_map<std::string, const Task*>& planned, Validation& v) {
   using Kind = RunDirFs::Kind;
   if (e.kind == Kind::file && planned.count(rel)) return true;
   if (planned.count(rel)) {
