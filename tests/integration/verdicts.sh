@@ -107,14 +107,16 @@ craft "$T/c" $S2 A1=100 B1=50 A2=100
 # The rule now calls for block 1 of S1 only, which has no results: incomplete, not refused.
 expect_rc 4 "$ABH" verify "$T/c"
 grep -q "verified 6 of 9" "$T/last.out" || fail "required block not counted: $(cat "$T/last.out")"
-# resume continues the extension: block 1 of S1, and nothing of S2.
+# resume continues the extension: block 1 of S1. The rule judges every shape again at each step,
+# so S2 gets its block too when S1's measured block (real arms beside crafted ones) widened the
+# prior enough to make S2 undecided again; verify then proves that whatever ran was called for
+# (a block the rule did not call for is refused as unrequired-block).
 expect_rc 0 "$ABH" resume "$T/c" --quiet
 for a in A3 B2 A4; do
   [ -f "$T/c/results/$S1/$a.json" ] || fail "resume did not run $S1/$a"
-  [ ! -f "$T/c/results/$S2/$a.json" ] || fail "resume ran $S2/$a, which the rule did not call for"
 done
 expect_rc 0 "$ABH" verify "$T/c"
-grep -q "verified 9 of 9" "$T/last.out" || fail "extension not verified: $(cat "$T/last.out")"
+grep -qE "verified (9 of 9|12 of 12)" "$T/last.out" || fail "extension not verified: $(cat "$T/last.out")"
 # Once block 0 is decided, block 1's results are for a block that should not have run.
 craft "$T/c" $S1 A1=100 B1=100 A2=100
 expect_rc 3 "$ABH" verify "$T/c"
