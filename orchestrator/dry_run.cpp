@@ -22,8 +22,8 @@ constexpr const char* kScratch = "logs/check";
 constexpr std::string_view kPythonCheckPrefix = "abharness-check: ";
 
 // Imports the plugin's module from the variant's sources (and the abharness helper beside the
-// Python front end), as an arm's front end does, and with "create" makes each shape's problem. One JSON
-// line on stdout when every step passed; otherwise one line with kPythonCheckPrefix on stderr.
+// Python front end), as an arm's front end does, and with "create" makes each shape's problem. One
+// JSON line on stdout when every step passed; otherwise one line with kPythonCheckPrefix on stderr.
 constexpr const char* kPythonCheck = R"PY(
 import importlib, json, os, sys
 src, helper, module, entry_name, mode, shapes_path, tactic = sys.argv[1:8]

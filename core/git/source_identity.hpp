@@ -1,5 +1,5 @@
-// The handle-based form of compute_source_identity (core/model/identity.hpp), for code in core/git that
-// already holds an open repository (submodules, materialization's final check).
+// The handle-based form of compute_source_identity (core/model/identity.hpp), for code in core/git
+// that already holds an open repository (submodules, materialization's final check).
 #pragma once
 
 #include <string>
