@@ -10,6 +10,7 @@
 #include "git/ignore.hpp"
 #include "interpreter_probe.hpp"
 #include "launcher.hpp"
+#include "model/timing.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "placement.hpp"
@@ -161,6 +162,18 @@ void check_launcher_request(const PlanRequest& req) {
     throw UsageError("--cpus " + req.cpus + ": with --launcher " + req.launcher.name +
                      " each lane chooses the CPUs on its node, within those its job may use; ask "
                      "the launcher for them instead (e.g. --slurm-sbatch-arg=--cpus-per-task=8)");
+}
+
+// Graph and launch timings time GPU work: a CPU plugin is refused before its plan is written,
+// naming the plugin (its device is known once it is built).
+void refuse_cpu_timings(const Plan& plan) {
+  for (const std::string& t : parse_timings(plan.settings.timing))
+    for (const Variant& v : plan.variants)
+      if (const std::string why = timing_refusal(t, v.device == "cuda", v.name + " (" +
+                                                                             plan.plugin_target +
+                                                                             ")");
+          !why.empty())
+        throw UsageError("--timing " + plan.settings.timing + ": " + why);
 }
 
 }  // namespace
@@ -317,8 +330,9 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
               << plan.python->distributions.size() << " distributions, digest "
               << plan.python->distributions_sha256.substr(0, 12) << ")\n";
   }
-  plan.shapes = resolved.grid.shapes;
+  plan.shapes = expand_timings(resolved.grid.shapes, parse_timings(req.settings.timing));
   plan.settings = req.settings;
+  refuse_cpu_timings(plan);
   auto gpus = split_gpus(req.gpus);
   const bool cuda = any_cuda(plan);
   const Launcher& launcher = launcher_named(req.launcher.name);
@@ -366,7 +380,12 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
     throw UsageError("cannot resume " + run_dir.string() + ": --start-ahead " +
                      requested.start_ahead + " differs from the plan's start_ahead " +
                      std::to_string(plan.schedule.start_ahead));
-  if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
+  // A shape of a plan written before timings were recorded has none: it timed kernels.
+  std::vector<Shape> planned = plan.shapes;
+  for (Shape& s : planned) s.timing = shape_timing(s);
+  if (!requested.grid.empty() &&
+      expand_timings(load_grid(requested.grid).shapes, parse_timings(plan.settings.timing)) !=
+          planned)
     throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
                      " differs from the plan's shapes");
 }

@@ -1,5 +1,6 @@
 #include <map>
 
+#include "model/timing.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 #include "timer.hpp"
@@ -32,7 +33,18 @@ std::unique_ptr<Timer> make_timer(const std::string& name, const TimerContext& c
   return it->second(ctx);
 }
 
-std::string resolve_timer(const std::string& requested, bool gpu_plugin) {
+std::string resolve_timer(const std::string& requested, bool gpu_plugin,
+                          const std::string& timing) {
+  if (timing != kTimingKernel) {
+    if (const std::string why = timing_refusal(timing, gpu_plugin, "this"); !why.empty())
+      throw UsageError(why);
+    // The settings refuse another timer with these timings already (model/settings.cpp).
+    const bool fits = requested == "auto" || (timing == kTimingGraph && requested == "cupti");
+    if (!fits)
+      throw UsageError("timer '" + requested + "' cannot time the " + timing +
+                       " timing: use --timer auto");
+    return timing == kTimingGraph ? "graph" : "launch";
+  }
   if (requested == "auto") return gpu_plugin ? "cupti" : "steady";
   if (gpu_plugin && requested == "steady")
     throw UsageError(

@@ -26,6 +26,10 @@ struct MeasureSettings {
   // clock_recovery_s before going on (worker/clock_guard.hpp says why). 0 keeps every sample.
   double clock_floor = 0.5;
   double clock_recovery_s = 0.05;
+  // What is timed (model/timing.hpp): kernel | graph | launch. The plan's settings hold the
+  // comma-separated list asked for (--timing kernel,graph); an arm's (its result's invocation)
+  // the one timing of its shape.
+  std::string timing = "kernel";
   bool operator==(const MeasureSettings&) const = default;
 };
 

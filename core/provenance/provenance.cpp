@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "model/timing.hpp"
 #include "report/adaptive.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
@@ -163,8 +164,10 @@ std::optional<ArmResult> validate_result(const Plan& plan, const Task& task,
     problems.push_back(
         {"harness-version", file, "harness_version", plan.harness_version, r.harness_version});
   const Shape& shape = plan.shape(task.shape);
-  Invocation want{plan.run_id,  plan.run_nonce, shape.id,           shape.params, task.arm,
-                  task.variant, task.round,     plan.plugin_target, plan.settings};
+  // The arm's settings: the plan's, with its shape's one timing (model/timing.hpp).
+  Invocation want{plan.run_id,  plan.run_nonce, shape.id,           shape.params,
+                  task.arm,     task.variant,   task.round,         plan.plugin_target,
+                  arm_settings(plan.settings, shape)};
   diff_json(to_json(want), to_json(r.invocation), "invocation", "invocation", file, problems);
   const Variant& v = plan.variant(task.variant);
   diff_json(to_json(v.source), to_json(r.source), "source", "source-identity", file, problems);

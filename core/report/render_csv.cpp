@@ -45,7 +45,7 @@ std::string csv_row(const std::vector<std::string>& cells) {
 std::string render_csv(const Report& r, const RenderOptions&) {
   const auto arms = fmt::arm_columns(r);
   std::vector<std::string> header = {
-      "shape", "label", "verdict", "speedup", "ci_lo", "ci_hi", "drift", "baseline_ns",
+      "shape", "label", "timing", "verdict", "speedup", "ci_lo", "ci_hi", "drift", "baseline_ns",
       "candidate_ns", "throttled_arms", "failure",
       // Speed of light (docs/roofline.md); empty without one.
       "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction",
@@ -58,6 +58,7 @@ std::string render_csv(const Report& r, const RenderOptions&) {
   for (const auto& row : r.shapes) {
     std::vector<std::string> cells = {row.shape,
                                       row.label,
+                                      row.timing,
                                       to_string(row.verdict),
                                       csv_number(row.speedup),
                                       row.ci ? fmt::exact(row.ci->lo) : "",

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "model/timing.hpp"
 #include "report/layer_summary.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
@@ -148,6 +149,7 @@ ShapeRow shape_arms(const Plan& plan, const Shape& shape,
   ShapeRow row;
   row.shape = shape.id;
   row.label = shape.label;
+  row.timing = shape_timing(shape);
   std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
   std::string failures;
   bool all_clocked = true;
@@ -229,6 +231,35 @@ Summary summarize(const std::vector<ShapeRow>& rows,
   return s;
 }
 
+// One summary over every row; with several timings, one per timing besides it, which alone
+// aggregate (a geomean over shapes never mixes two timings).
+void summarize_timings(Report& r, const std::vector<std::optional<RatioEstimate>>& estimates,
+                       const StatsOptions& opt) {
+  std::vector<std::string> timings;
+  for (const ShapeRow& row : r.shapes)
+    if (std::find(timings.begin(), timings.end(), row.timing) == timings.end())
+      timings.push_back(row.timing);
+  auto of_timing = [&](const std::string* timing) {
+    std::vector<ShapeRow> rows;
+    std::vector<const RatioEstimate*> compared;
+    for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+      if (timing && r.shapes[i].timing != *timing) continue;
+      rows.push_back(r.shapes[i]);
+      if (estimates[i]) compared.push_back(&*estimates[i]);
+    }
+    return summarize(rows, timings.size() > 1 && !timing ? std::vector<const RatioEstimate*>{}
+                                                         : compared,
+                     opt);
+  };
+  r.summary = of_timing(nullptr);
+  if (timings.size() > 1) {
+    // Counts over every row; the range too would compare shapes of two timings.
+    r.summary.min_speedup.reset();
+    r.summary.max_speedup.reset();
+    for (const std::string& t : timings) r.by_timing.push_back({t, of_timing(&t)});
+  }
+}
+
 Provenance provenance(const Plan& plan, const std::string& result_set_digest) {
   Provenance p;
   p.run_id = plan.run_id;
@@ -274,13 +305,15 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   std::vector<const RatioEstimate*> compared;
   for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
     if (!stage_one[i]) continue;
+    // The shapes of the same timing only: another timing's arms vary differently.
     std::vector<ArmVariation> others;
     for (std::size_t j = 0; j < plan.shapes.size(); ++j)
-      if (j != i && stage_one[j]) others.push_back(stage_one[j]->own);
+      if (j != i && stage_one[j] && r.shapes[j].timing == r.shapes[i].timing)
+        others.push_back(stage_one[j]->own);
     estimates[i] = compare(r.shapes[i], *stage_one[i], pooled_arm_variation(others), opt);
     compared.push_back(&*estimates[i]);
   }
-  r.summary = summarize(r.shapes, compared, opt);
+  summarize_timings(r, estimates, opt);
   r.sol = add_speed_of_light(plan, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "model/timing.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -130,6 +131,7 @@ json to_json(const ShapeRow& r) {
   for (const auto& a : r.arms) arms.push_back(to_json(a));
   return json{{"shape", r.shape},
               {"label", r.label},
+              {"timing", r.timing},
               {"verdict", to_string(r.verdict)},
               {"failure", r.failure},
               {"baseline_ns", opt_json(r.baseline_ns)},
@@ -152,6 +154,8 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   ShapeRow r;
   r.shape = field<std::string>(j, "shape", w);
   r.label = field<std::string>(j, "label", w);
+  // Absent in reports of runs made before the timing was a choice: they timed kernels.
+  r.timing = field_or<std::string>(j, "timing", w, kTimingKernel);
   try {
     r.verdict = verdict_from_string(field<std::string>(j, "verdict", w));
   } catch (const Error&) {
@@ -305,6 +309,25 @@ Summary summary_from_json(const json& j, const std::string& w) {
   return s;
 }
 
+json to_json(const std::vector<TimingSummary>& by_timing) {
+  json out = json::array();
+  for (const auto& t : by_timing)
+    out.push_back(json{{"timing", t.timing}, {"summary", to_json(t.summary)}});
+  return out;
+}
+
+std::vector<TimingSummary> by_timing_from_json(const json& j, const std::string& w) {
+  std::vector<TimingSummary> out;
+  if (!j.contains("by_timing")) return out;  // reports of runs made before timings
+  const json& a = array_field(j, "by_timing", w);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string where = w + ".by_timing[" + std::to_string(i) + "]";
+    out.push_back({field<std::string>(a[i], "timing", where),
+                   summary_from_json(object_field(a[i], "summary", where), where + ".summary")});
+  }
+  return out;
+}
+
 json to_json(const VariantProvenance& v) {
   return json{{"name", v.name},
               {"requested", v.requested},
@@ -377,7 +400,8 @@ json to_json(const Report& r) {
   json shapes = json::array();
   for (const auto& s : r.shapes) shapes.push_back(to_json(s));
   return json{{"schema_version", r.schema_version}, {"stats", to_json(r.stats)},
-              {"summary", to_json(r.summary)},      {"shapes", shapes},
+              {"summary", to_json(r.summary)},      {"by_timing", to_json(r.by_timing)},
+              {"shapes", shapes},
               {"speed_of_light", to_json(r.sol)},   {"layer_summary", to_json(r.layer)},
               {"provenance", to_json(r.provenance)}};
 }
@@ -389,6 +413,7 @@ Report report_from_json(const json& j, const std::string& where) {
                      "regenerate the report from its run directory with this version");
   r.stats = stats_options_from_json(object_field(j, "stats", where), where + ".stats");
   r.summary = summary_from_json(object_field(j, "summary", where), where + ".summary");
+  r.by_timing = by_timing_from_json(j, where);
   const json& shapes = array_field(j, "shapes", where);
   for (std::size_t i = 0; i < shapes.size(); ++i)
     r.shapes.push_back(
