@@ -67,6 +67,11 @@ int start_run(RunFlags f) {
 
 void add_measure_flags(CLI::App& c, MeasureSettings& s) {
   c.add_option("--timer", s.timer, "auto | cupti | events | steady")->capture_default_str();
+  c.add_option("--timing", s.timing,
+               "what is timed: kernel (the kernels' GPU time), graph (replayed CUDA graph, gaps "
+               "included) and/or launch (host time until done), comma-separated; several: one "
+               "row per shape and timing (docs/method.md)")
+      ->capture_default_str();
   c.add_option("--stopping", s.stopping, "stopping rule: stdrel | fixed")->capture_default_str();
   c.add_option("--warmup", s.warmup_iterations, "warm-up iterations")->capture_default_str();
   c.add_option("--min-samples", s.min_samples, "minimum samples per arm")->capture_default_str();

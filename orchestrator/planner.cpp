@@ -12,6 +12,7 @@
 #include "gpu_presence.hpp"
 #include "interpreter_probe.hpp"
 #include "launcher.hpp"
+#include "model/timing.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "placement.hpp"
@@ -146,6 +147,22 @@ void check_local_cpus(const fs::path& run_dir, const Plan& plan) {
                                    ", which this process may not use (allowed: " +
                                    format_cpu_list(allowed) + ")");
 }
+
+namespace {
+
+// Graph and launch timings time GPU work: a CPU plugin is refused before its plan is written,
+// naming the plugin (its device is known once it is built).
+void refuse_cpu_timings(const Plan& plan) {
+  for (const std::string& t : parse_timings(plan.settings.timing))
+    for (const Variant& v : plan.variants)
+      if (const std::string why = timing_refusal(t, v.device == "cuda", v.name + " (" +
+                                                                             plan.plugin_target +
+                                                                             ")");
+          !why.empty())
+        throw UsageError("--timing " + plan.settings.timing + ": " + why);
+}
+
+}  // namespace
 
 ResolvedRequest resolve_request(const PlanRequest& req) {
   check_options(req);
@@ -345,8 +362,9 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
               << plan.python->distributions.size() << " distributions, digest "
               << plan.python->distributions_sha256.substr(0, 12) << ")\n";
   }
-  plan.shapes = resolved.grid.shapes;
+  plan.shapes = expand_timings(resolved.grid.shapes, parse_timings(req.settings.timing));
   plan.settings = req.settings;
+  refuse_cpu_timings(plan);
   auto gpus = split_gpus(req.gpus);
   const bool cuda = any_cuda(plan);
   const Launcher& launcher = launcher_named(req.launcher.name);

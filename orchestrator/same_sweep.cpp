@@ -1,6 +1,7 @@
 // `run --resume` with flags: each flag that decides the plan must describe the plan's sweep, or
 // it would be silently ignored (the plan is never edited). planner.hpp lists what is compared.
 #include "launcher.hpp"
+#include "model/timing.hpp"
 #include "placement.hpp"
 #include "planner.hpp"
 #include "system/cpu_set.hpp"
@@ -107,7 +108,12 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
                      std::to_string(plan.schedule.start_ahead));
   check_cpus_flag(run_dir, plan, requested.cpus);
   check_gpus_flag(run_dir, plan, requested.gpus, worker);
-  if (!requested.grid.empty() && load_grid(requested.grid).shapes != plan.shapes)
+  // A shape of a plan written before timings were recorded has none: it timed kernels.
+  std::vector<Shape> planned = plan.shapes;
+  for (Shape& s : planned) s.timing = shape_timing(s);
+  if (!requested.grid.empty() &&
+      expand_timings(load_grid(requested.grid).shapes, parse_timings(plan.settings.timing)) !=
+          planned)
     throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
                      " differs from the plan's shapes");
 }

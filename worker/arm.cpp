@@ -9,11 +9,13 @@
 #include <optional>
 #include <set>
 
+#include "cache_preparation.hpp"
 #include "device.hpp"
 #include "exit_error.hpp"
 #include "model/arm_plan.hpp"
 #include "model/plan.hpp"
 #include "model/result.hpp"
+#include "model/timing.hpp"
 #include "plugin.hpp"
 #include "sampling.hpp"
 #include "start_turn.hpp"
@@ -68,7 +70,7 @@ struct PlannedArm {
   const Task& task;
   const Variant& variant;
   const Shape& shape;
-  const MeasureSettings& settings;
+  const MeasureSettings settings;  // the plan's, with the shape's one timing (model/timing.hpp)
 };
 
 // The plan as the arm needs it: its own entries only, when the orchestrator passed the digest of
@@ -94,7 +96,8 @@ Plan read_arm_plan(const ArmRequest& req, const PhaseLog& log) {
 PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
   const Task* task = plan.find_task(req.shape, req.arm);
   if (!task) throw UsageError("plan " + plan.run_id + " has no arm " + req.shape + "/" + req.arm);
-  return {plan, *task, plan.variant(task->variant), plan.shape(task->shape), plan.settings};
+  const Shape& shape = plan.shape(task->shape);
+  return {plan, *task, plan.variant(task->variant), shape, arm_settings(plan.settings, shape)};
 }
 
 // Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:
@@ -194,12 +197,65 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const RunDirFs& 
   }
   r.environment = session->environment();
   r.environment.libraries = plugin.library_versions();
-  if (!a.settings.warm_l2 && session->l2_flush_bytes() > 0) {
-    r.measurement.l2_flushed = true;
-    r.measurement.l2_flush_bytes = session->l2_flush_bytes();
-  }
   return session;
 }
+
+// How the caches are prepared before each timed iteration (cache_preparation.hpp), and the buffer
+// sets that takes, made here: a refusal (the graph timing of a problem without sets, sets the
+// device cannot hold) ends the arm as unsupported, naming the shape and the fix.
+CachePlan prepare_caches(const PlannedArm& a, Problem& problem, DeviceSession& device,
+                         ArmResult& r) {
+  CacheFacts f;
+  f.timing = a.settings.timing;
+  f.warm_l2 = a.settings.warm_l2;
+  f.flush_bytes = device.l2_flush_bytes();
+  f.flush_method = device.l2_flush_method();
+  f.offers_sets = problem.has(ABH_CAP_BUFFER_SETS);
+  if (f.offers_sets) f.set_bytes = problem.buffer_set_bytes();
+  f.l2_bytes = r.environment.gpu ? static_cast<double>(r.environment.gpu->l2_bytes) : 0;
+  f.shape = a.shape.id;
+  f.plugin = problem.plugin();
+  CachePlan plan;
+  try {
+    if (f.offers_sets && !f.warm_l2 && f.flush_bytes > 0) f.free_bytes = device.free_memory_bytes();
+    plan = plan_cache(f);
+  } catch (const UsageError& e) {
+    throw ExitError(worker_protocol::kUnsupported, e.what());
+  }
+  if (plan.sets > 1) problem.make_buffer_sets(plan.sets);
+  r.measurement.cache_preparation = plan.description;
+  r.measurement.l2_flushed = plan.kind == CachePlan::Kind::flush;
+  if (r.measurement.l2_flushed) r.measurement.l2_flush_bytes = device.l2_flush_bytes();
+  return plan;
+}
+
+// The graph timing needs a problem that declares it can be captured: refused before anything is
+// timed otherwise, naming the plugin and what to add.
+void check_timing_supported(const PlannedArm& a, Problem& problem) {
+  if (a.settings.timing == kTimingGraph && !problem.has(ABH_CAP_CAPTURABLE))
+    throw ExitError(worker_protocol::kUnsupported,
+                    "the " + problem.plugin() +
+                        " plugin does not declare that its problem can be captured into a CUDA "
+                        "graph, so the graph timing is refused: a C++ plugin implements plugin "
+                        "ABI 2 and sets ABH_CAP_CAPTURABLE in capabilities(); a Python problem "
+                        "sets `capturable = True` (docs/python.md)");
+}
+
+// Cycles an arm's iterations through its buffer sets: before each sample (kernel and launch
+// timings) the next set is selected, so the one a sample uses was last touched S - 1 sets ago.
+class SetRotation {
+ public:
+  SetRotation(Problem& problem, int sets) : problem_(problem), sets_(sets) {}
+  void next() {
+    problem_.use_buffer_set(next_);
+    next_ = (next_ + 1) % sets_;
+  }
+
+ private:
+  Problem& problem_;
+  int sets_;
+  int next_ = 0;
+};
 
 // Choose the tactic. One cache per run, keyed by source identity and plugin hash: in an A/A
 // comparison both sides then use the tactic tuned once, instead of two tunings that noise may send
@@ -213,7 +269,8 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
   key.field(a.variant.source.digest)
       .field(r.plugin_sha256)
       .field(canonical(to_json(r.environment)))
-      .field(canonical(a.shape.params));
+      .field(canonical(a.shape.params))
+      .field(a.settings.timing);
   // A Python kernel's best tactic may change with its libraries (a Triton release): they are
   // part of the key.
   if (r.python) key.field(canonical(identity_json(*r.python)));
@@ -324,10 +381,10 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
   const Plugin& plugin = *loaded;
   log.at() << "plugin loaded" << std::endl;
-  r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda());
+  r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda(), a.settings.timing);
   std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
-            << a.task.variant << ") plugin " << plugin.name() << ", timer " << r.measurement.timer
-            << std::endl;
+            << a.task.variant << ") plugin " << plugin.name() << ", timing "
+            << a.settings.timing << ", timer " << r.measurement.timer << std::endl;
 
   // Started ahead: the GPU is the arm before's until its process has ended; nothing of this arm
   // goes onto the device before then (docs/method.md, "Starting the next arm ahead").
@@ -342,14 +399,27 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   r.measurement.flops = problem->flops();
   r.measurement.min_bytes = problem->min_bytes();
   log.at() << "problem created" << std::endl;
-  const std::unique_ptr<Timer> timer = make_timer(r.measurement.timer, tctx);
+  check_timing_supported(a, *problem);
+  const CachePlan cache = prepare_caches(a, *problem, *device, r);
+  log.at() << "caches: " << cache.description << std::endl;
+  TimerContext timed = tctx;
+  timed.problem = problem.get();
+  timed.buffer_sets = cache.sets;
+  const std::unique_ptr<Timer> timer = make_timer(r.measurement.timer, timed);
   log.at() << "timer ready" << std::endl;
   placement.pin_measuring_thread();
   ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [&] { placement.see(); }};
-  if (r.measurement.l2_flushed)
+  SetRotation rotation(*problem, cache.sets);
+  if (cache.kind == CachePlan::Kind::flush)
     work.prepare = [&] {
       placement.see();
       device->flush_l2();
+    };
+  // The graph timer cycles the sets inside its graph; the others take the next before a sample.
+  if (cache.kind == CachePlan::Kind::rotation && a.settings.timing != kTimingGraph)
+    work.prepare = [&] {
+      placement.see();
+      rotation.next();
     };
 
   choose_arm_tactic(a, run, *problem, work, tctx.stream, r);

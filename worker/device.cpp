@@ -23,7 +23,9 @@ class CpuSession final : public DeviceSession {
   const Environment& environment() const override { return environment_; }
   TimerContext timer_context() const override { return {}; }
   std::int64_t l2_flush_bytes() const override { return 0; }
+  std::string l2_flush_method() const override { return "none"; }
   void flush_l2() override {}
+  double free_memory_bytes() override { return 0; }
   TelemetrySnapshot telemetry() override { return no_telemetry(); }
   std::unique_ptr<SampleClock> sample_clock(int) override { return nullptr; }
   std::pair<bool, std::string> judge_throttling(const Telemetry&,

@@ -25,8 +25,12 @@ class DeviceSession {
   virtual TimerContext timer_context() const = 0;
   // Bytes one L2 flush writes; 0 when the worker flushes no cache on this device (the CPU).
   virtual std::int64_t l2_flush_bytes() const = 0;
+  // How flush_l2 evicts the L2, for the result's cache_preparation (e.g. "memset").
+  virtual std::string l2_flush_method() const = 0;
   // Evicts the L2 before a sample, outside its timed window.
   virtual void flush_l2() = 0;
+  // Device memory free now, in bytes (0 on the CPU): what buffer sets may use.
+  virtual double free_memory_bytes() = 0;
   // Clocks, temperature, power and slowdown reasons now; unavailable, with the reason, where
   // they cannot be read.
   virtual TelemetrySnapshot telemetry() = 0;

@@ -71,6 +71,12 @@ std::vector<Layout> layouts() {
         ABH_FIELD(abh_plugin_v1, tactic_count), ABH_FIELD(abh_plugin_v1, tactic_key),
         ABH_FIELD(abh_plugin_v1, select_tactic), ABH_FIELD(abh_plugin_v1, library_versions),
         ABH_FIELD(abh_plugin_v1, destroy)}},
+      {"abh_plugin_v2",
+       sizeof(abh_plugin_v2),
+       {ABH_FIELD(abh_plugin_v2, v1), ABH_FIELD(abh_plugin_v2, capabilities),
+        ABH_FIELD(abh_plugin_v2, buffer_set_bytes), ABH_FIELD(abh_plugin_v2, make_buffer_sets),
+        ABH_FIELD(abh_plugin_v2, use_buffer_set), ABH_FIELD(abh_plugin_v2, capture_graph),
+        ABH_FIELD(abh_plugin_v2, replay_graph), ABH_FIELD(abh_plugin_v2, destroy_graph)}},
       {"abh_worker_front_end",
        sizeof(abh_worker_front_end),
        {ABH_FIELD(abh_worker_front_end, version), ABH_FIELD(abh_worker_front_end, kind),
@@ -114,6 +120,10 @@ void write_plugin_abi(std::ostream& o) {
     << "\nABH_ERR_UNSUPPORTED = " << ABH_ERR_UNSUPPORTED
     << "\nABH_ERR_RUNTIME = " << ABH_ERR_RUNTIME
     << "\nABH_ERR_WRONG_RESULT = " << ABH_ERR_WRONG_RESULT << "\n"
+    << "# What a problem can do besides one enqueue (enum abh_capability).\n"
+    << "ABH_CAP_CAPTURABLE = " << ABH_CAP_CAPTURABLE
+    << "\nABH_CAP_BUFFER_SETS = " << ABH_CAP_BUFFER_SETS
+    << "\nABH_CAP_OWN_GRAPHS = " << ABH_CAP_OWN_GRAPHS << "\n"
     << "# The plan's device names and the ABI's device kinds.\n"
     << "DEVICE_KINDS = {\"cpu\": " << ABH_DEVICE_CPU << ", \"cuda\": " << ABH_DEVICE_CUDA << "}\n\n"
     << "# Each C struct's size and its fields' offsets on this build's platform, in order:\n"

@@ -162,7 +162,7 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measuremen
     if (w.clock) w.clock->reset(batch);
     std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
     std::vector<ClockReading> readings;
-    if (w.clock) readings = w.clock->read(batch);
+    if (w.clock) readings = clock_per_sample(*w.clock, w.timer, got.size());
     check_below_peak(readings, clock.peak_mhz);
     std::vector<bool> keep = w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
     const bool discarded = keep_samples(got, readings, keep, w.clock != nullptr, m, measured_s);

@@ -32,6 +32,11 @@ class SampleClock {
   virtual std::vector<ClockReading> read(int count) const = 0;
 };
 
+// The clock reading of each of `samples` samples the last timer.measure() gave: the reading of
+// its window (Timer::sample_windows), or of the sample itself when each was timed alone.
+std::vector<ClockReading> clock_per_sample(const SampleClock& clock, const Timer& timer,
+                                           std::size_t samples);
+
 struct ArmWork {
   Timer& timer;
   std::function<void()> iteration;  // the timed work: one enqueue of the plugin's problem

@@ -1,7 +1,9 @@
-// Timers measure iterations; they are a measurement policy chosen by name: "steady" (host clock,
-// CPU plugins), "cupti" (CUPTI Activity kernel time, the default on a GPU) and "events" (CUDA
-// events, only when asked for). A timer that cannot work throws: there is no fallback to another
-// timer.
+// Timers measure iterations; they are a measurement policy chosen by name. The kernel timing
+// (model/timing.hpp) has "steady" (host clock, CPU plugins), "cupti" (CUPTI Activity kernel time,
+// the default on a GPU) and "events" (CUDA events, only when asked for); the graph timing has
+// "graph" (CUPTI records of replayed CUDA graphs, gpu/graph_timer.cpp), the launch timing "launch"
+// (host clock from the launch call until the GPU is done, gpu/launch_timer.cpp). A timer that
+// cannot work throws: there is no fallback to another timer.
 #pragma once
 
 #include <functional>
@@ -11,9 +13,16 @@
 
 namespace abh::worker {
 
+class Problem;
+
 struct TimerContext {
   void* stream = nullptr;  // cudaStream_t for GPU timers
   int device = -1;         // CUDA device ordinal, -1 on CPU
+  // The graph timer's: the problem it captures (its buffer sets and, for a plugin that captures
+  // its own graphs, its capture and replay), and how many buffer sets its iterations cycle
+  // through (1: the problem's only inputs, a warm L2).
+  Problem* problem = nullptr;
+  int buffer_sets = 1;
 };
 
 // Work done around each sample, outside its timed window: `before(i)` right before sample i (an
@@ -33,6 +42,11 @@ class Timer {
                                       const std::function<void()>& iteration) = 0;
   // Kernel names seen in each timed iteration (GPU timers that can see them; empty otherwise).
   virtual std::vector<std::string> kernel_names() const { return {}; }
+  // For a timer that times several samples in one window between hooks.before(w) and
+  // hooks.after(w) (the graph timer: one replay, many iterations), and so may return more
+  // samples than asked for: the window of each sample of the last measure(). Empty: sample i was
+  // timed alone, between hooks.before(i) and hooks.after(i).
+  virtual std::vector<int> sample_windows() const { return {}; }
 };
 
 using TimerFactory = std::function<std::unique_ptr<Timer>(const TimerContext&)>;

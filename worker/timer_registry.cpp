@@ -1,5 +1,6 @@
 #include <map>
 
+#include "model/timing.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 #include "timer.hpp"

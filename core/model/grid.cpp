@@ -47,6 +47,7 @@ Shape shape_from_json(const json& j, const std::string& where) {
 json to_json(const Shape& s) {
   json j{{"id", s.id}, {"params", s.params}};
   if (!s.label.empty()) j["label"] = s.label;
+  if (!s.timing.empty()) j["timing"] = s.timing;
   return j;
 }
 

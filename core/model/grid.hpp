@@ -18,6 +18,8 @@ struct Shape {
   std::string id;
   std::string label;  // optional human label, e.g. "fc1 fprop"
   json params;        // plugin-defined problem parameters (a JSON object)
+  // A plan's shape: what is timed (model/timing.hpp), always set; empty in a grid.
+  std::string timing;
   bool operator==(const Shape&) const = default;
 };
 

@@ -10,6 +10,7 @@
 #include "system/sha256.hpp"
 #include "system/text.hpp"
 #include "system/version.hpp"
+#include "model/timing.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -85,7 +86,7 @@ Task task_from_json(const json& j, const std::string& where) {
       throw Error(where + ": field 'cpus': every entry must be a CPU number (an integer >= 0)");
     t.cpus.push_back(c.get<int>());
   }
-  check_safe_name(t.shape, where + ": shape");
+  check_plan_shape_id(t.shape, where + ": shape");
   check_safe_name(t.arm, where + ": arm");
   return t;
 }
@@ -100,6 +101,42 @@ void check_task_cpus(const Plan& p, size_t i, const std::string& where) {
                 " launcher: each lane chooses the CPUs on its node");
   if (!on_node && p.tasks[i].cpus.empty())
     throw Error(at + "empty; the plan must say where the arm runs");
+}
+
+// A plan's shape: a grid shape with the timing it is measured under, its id suffixed with
+// "@<timing>" when the plan has several (model/timing.hpp). A shape without one (plans written
+// before timings were recorded) is read as it was written, and measured the kernel timing.
+Shape plan_shape_from_json(const json& j, const std::string& where) {
+  require_object(j, where);
+  Shape s;
+  s.id = field<std::string>(j, "id", where);
+  check_plan_shape_id(s.id, where + ": shape id");
+  s.label = field_or<std::string>(j, "label", where, "");
+  s.params = object_field(j, "params", where);
+  s.timing = field_or<std::string>(j, "timing", where, "");
+  const auto& names = timing_names();
+  if (j.contains("timing") && std::find(names.begin(), names.end(), s.timing) == names.end())
+    throw Error(where + ": field 'timing': " + quote(s.timing) + " is not a timing (" +
+                join(names, ", ") + ")");
+  const auto at = s.id.rfind('@');
+  if (at != std::string::npos && s.id.substr(at + 1) != shape_timing(s))
+    throw Error(where + ": shape id " + quote(s.id) + " names another timing than its field "
+                "'timing' (" + quote(s.timing) + ")");
+  return s;
+}
+
+// Every shape is measured under one of the timings the plan's settings list.
+void check_shape_timings(const Plan& p, const std::string& where) {
+  std::vector<std::string> timings;
+  try {
+    timings = parse_timings(p.settings.timing);
+  } catch (const UsageError& e) {
+    throw Error(where + ".settings: field 'timing': " + e.what());
+  }
+  for (const Shape& s : p.shapes)
+    if (std::find(timings.begin(), timings.end(), shape_timing(s)) == timings.end())
+      throw Error(where + ": shape " + quote(s.id) + " is timed '" + shape_timing(s) +
+                  "', which the plan's settings do not list (" + p.settings.timing + ")");
 }
 
 constexpr const char* kDigestField = "payload_sha256";
@@ -182,7 +219,8 @@ Plan plan_from_json(const json& j, const std::string& where) {
     p.variants.push_back(variant_from_json(vs[i], where + ".variants[" + std::to_string(i) + "]"));
   const auto& ss = array_field(j, "shapes", where);
   for (size_t i = 0; i < ss.size(); ++i)
-    p.shapes.push_back(shape_from_json(ss[i], where + ".shapes[" + std::to_string(i) + "]"));
+    p.shapes.push_back(
+        plan_shape_from_json(ss[i], where + ".shapes[" + std::to_string(i) + "]"));
   p.settings = measure_settings_from_json(object_field(j, "settings", where), where + ".settings");
   p.schedule = schedule_options_from_json(object_field(j, "schedule", where), where + ".schedule");
   const auto& ts = array_field(j, "tasks", where);
@@ -208,6 +246,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
     throw Error(where + ": field 'machine': " + std::to_string(p.machine.size()) + " entries for " +
                 std::to_string(p.launcher.slurm.lanes) + " Slurm lanes");
   for (size_t i = 0; i < p.tasks.size(); ++i) check_task_cpus(p, i, where);
+  check_shape_timings(p, where);
   for (const auto& t : p.tasks) {
     if (t.gpu < 0 || static_cast<size_t>(t.gpu) >= p.machine.size())
       throw Error(where + ": task " + t.shape + "/" + t.arm + " names machine entry " +

@@ -119,6 +119,7 @@ json payload_json(const ArmResult& r) {
            {"kernel_names", m.kernel_names},
            {"l2_flushed", m.l2_flushed},
            {"l2_flush_bytes", m.l2_flush_bytes},
+           {"cache_preparation", m.cache_preparation},
            {"tactic", m.tactic},
            {"tactic_choice", m.tactic_choice},
            {"flops", m.flops},
@@ -190,6 +191,8 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.measurement.kernel_names = string_array(m, "kernel_names", mw);
   r.measurement.l2_flushed = field<bool>(m, "l2_flushed", mw);
   r.measurement.l2_flush_bytes = field<std::int64_t>(m, "l2_flush_bytes", mw);
+  // Absent in results written before it was recorded: l2_flushed says what was done then.
+  r.measurement.cache_preparation = field_or<std::string>(m, "cache_preparation", mw, "");
   r.measurement.tactic = field<std::string>(m, "tactic", mw);
   // Absent in results written before it was recorded (run directories stay re-verifiable).
   r.measurement.tactic_choice = field_or<std::string>(m, "tactic_choice", mw, "");

@@ -67,6 +67,11 @@ struct Measurement {
   std::vector<std::string> kernel_names;
   bool l2_flushed = false;
   std::int64_t l2_flush_bytes = 0;
+  // How the caches were prepared before each timed iteration: "flush-<method> <bytes> bytes" (a
+  // buffer larger than the L2 written outside the timed window), "rotation <S> sets x <B> bytes"
+  // (iterations cycle through S copies of the inputs and outputs, S x B >= 2 x L2), "warm"
+  // (nothing: --warm-l2, or a CPU plugin). Empty in results written before it was recorded.
+  std::string cache_preparation;
   std::string tactic;
   std::string tactic_choice;  // how it was chosen: "tuned over 8 candidates", "cache hit (...)",
                               // "requested", or a re-tune after a rejected cached key, with why

@@ -1,5 +1,6 @@
 #include "model/settings.hpp"
 
+#include "model/timing.hpp"
 #include "system/error.hpp"
 
 namespace abh {
@@ -18,7 +19,8 @@ json to_json(const MeasureSettings& s) {
               {"arm_timeout_s", s.arm_timeout_s},
               {"tactic", s.tactic},
               {"clock_floor", s.clock_floor},
-              {"clock_recovery_s", s.clock_recovery_s}};
+              {"clock_recovery_s", s.clock_recovery_s},
+              {"timing", s.timing}};
 }
 
 MeasureSettings measure_settings_from_json(const json& j, const std::string& where) {
@@ -38,6 +40,8 @@ MeasureSettings measure_settings_from_json(const json& j, const std::string& whe
   // Absent from plans written before the clock check existed, which measured without it.
   s.clock_floor = field_or<double>(j, "clock_floor", where, 0.0);
   s.clock_recovery_s = field_or<double>(j, "clock_recovery_s", where, 0.0);
+  // Absent from plans written before the timing was a choice: they timed kernels.
+  s.timing = field_or<std::string>(j, "timing", where, kTimingKernel);
   return s;
 }
 
@@ -60,9 +64,31 @@ void validate(const MeasureSettings& s) {
         "off)");
   if (!(s.clock_recovery_s >= 0 && s.clock_recovery_s <= 10))
     bad("--clock-recovery must be between 0 and 10 seconds, e.g. 0.05");
+  for (const std::string& t : parse_timings(s.timing)) {
+    // Graph timing is CUPTI's (the kernels of a replay), launch timing the host clock's.
+    if (t == kTimingGraph && s.timer != "auto" && s.timer != "cupti")
+      bad("--timing graph with --timer " + s.timer +
+          ": a graph's iterations are timed from CUPTI's records of the replay; use --timer "
+          "auto (or cupti)");
+    if (t == kTimingLaunch && s.timer != "auto")
+      bad("--timing launch with --timer " + s.timer +
+          ": launch timing is the host clock from the launch call until the GPU is done; use "
+          "--timer auto");
+  }
 }
 
-std::string resolve_timer(const std::string& requested, bool gpu_plugin) {
+std::string resolve_timer(const std::string& requested, bool gpu_plugin,
+                          const std::string& timing) {
+  if (timing != kTimingKernel) {
+    if (const std::string why = timing_refusal(timing, gpu_plugin, "this"); !why.empty())
+      throw UsageError(why);
+    // validate() refuses another timer with these timings already.
+    const bool fits = requested == "auto" || (timing == kTimingGraph && requested == "cupti");
+    if (!fits)
+      throw UsageError("timer '" + requested + "' cannot time the " + timing +
+                       " timing: use --timer auto");
+    return timing == kTimingGraph ? "graph" : "launch";
+  }
   if (requested == "auto") return gpu_plugin ? "cupti" : "steady";
   if (gpu_plugin && requested == "steady")
     throw UsageError(

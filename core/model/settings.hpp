@@ -26,6 +26,10 @@ struct MeasureSettings {
   // clock_recovery_s before going on (worker/clock_guard.hpp says why). 0 keeps every sample.
   double clock_floor = 0.5;
   double clock_recovery_s = 0.05;
+  // What is timed (model/timing.hpp): kernel | graph | launch. The plan's settings hold the
+  // comma-separated list asked for (--timing kernel,graph); an arm's (its result's invocation)
+  // the one timing of its shape.
+  std::string timing = "kernel";
   bool operator==(const MeasureSettings&) const = default;
 };
 
@@ -34,9 +38,12 @@ MeasureSettings measure_settings_from_json(const json& j, const std::string& whe
 // Rejects out-of-range values with the field name and the fix.
 void validate(const MeasureSettings& s);
 
-// The timer a plugin is measured with: "auto" becomes cupti on a GPU and steady on the CPU; a
-// timer that cannot time the plugin's device is refused (a UsageError naming the one to use). The
-// worker asks this of each arm; the orchestrator of each variant before the plan is written.
-std::string resolve_timer(const std::string& requested, bool gpu_plugin);
+// The timer a plugin is measured with under `timing` (model/timing.hpp): for the kernel timing
+// "auto" becomes cupti on a GPU and steady on the CPU; the graph timing is timed by "graph", the
+// launch timing by "launch" (GPU plugins only). A timer that cannot time the plugin's device, or
+// the timing, is refused (a UsageError naming the one to use). The worker asks this of each arm;
+// the orchestrator of each variant before the plan is written.
+std::string resolve_timer(const std::string& requested, bool gpu_plugin,
+                          const std::string& timing = "kernel");
 
 }  // namespace abh

@@ -47,6 +47,9 @@ std::optional<LayerSummary> layer_summary(const Plan& plan, const std::vector<Sh
   std::map<std::string, Acc> by_recipe;
   LayerSummary out;
   for (std::size_t i = 0; i < rows.size(); ++i) {
+    // With several timings, the sums are of the first timing's rows: a layer's time is one
+    // timing's, and each GEMM counts once.
+    if (rows[i].timing != rows.front().timing) continue;
     auto recipe = model_recipe(plan.shapes[i]);
     if (!recipe) {
       ++out.other_shapes;

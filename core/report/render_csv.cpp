@@ -50,7 +50,9 @@ std::string render_csv(const Report& r, const RenderOptions&) {
       // Speed of light (docs/roofline.md); empty without one.
       "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction",
       // Comparison at one SM clock (docs/statistics.md); empty when not clock-normalized.
-      "reference_mhz", "clock_gap"};
+      "reference_mhz", "clock_gap",
+      // What was timed (docs/method.md, "Three timings"); last, so earlier columns keep their place.
+      "timing"};
   for (const auto& a : arms)
     for (const char* col : kArmColumns) header.push_back(a + "_" + col);
 
@@ -72,7 +74,8 @@ std::string render_csv(const Report& r, const RenderOptions&) {
                                       csv_number(row.baseline_sol_fraction),
                                       csv_number(row.candidate_sol_fraction),
                                       csv_number(row.reference_mhz),
-                                      csv_number(row.clock_gap)};
+                                      csv_number(row.clock_gap),
+                                      row.timing};
     for (const auto& name : arms) {
       const ArmStats* a = fmt::find_arm(row, name);
       if (!a || !a->ok) {

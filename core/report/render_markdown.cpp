@@ -82,7 +82,13 @@ std::string summary(const Report& r) {
   const std::string ci = fmt::confidence_label(r.stats.confidence);
   std::string out;
   out += "### abharness: " + fmt::variants_title(r, code) + "\n\n";
-  if (s.geomean) {
+  out += "_" + esc(fmt::timing_line(r)) + "_\n\n";
+  if (!r.by_timing.empty()) {
+    for (const auto& line : fmt::timing_geomeans(r)) out += "- **" + esc(line) + "**\n";
+    out += "- Improved: **" + std::to_string(s.improved) + "**, regressed: **" +
+           std::to_string(s.regressed) + "** over every timing\n";
+    out += "- Verdicts: " + fmt::verdict_counts(s) + "\n";
+  } else if (s.geomean) {
     out +=
         "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" + ci + " " +
         fmt::interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +

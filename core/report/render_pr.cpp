@@ -96,7 +96,12 @@ std::string headline(const Report& r) {
   const Summary& s = r.summary;
   std::string out = std::string(kPrMarker) + "\n";
   out += "### abharness: " + fmt::variants_title(r, clipped_code) + "\n\n";
-  if (s.geomean)
+  out += "_" + markdown::esc(fmt::timing_line(r)) + "_\n\n";
+  if (!r.by_timing.empty())
+    for (const auto& line : fmt::timing_geomeans(r)) out += "- " + markdown::esc(line) + "\n";
+  if (!r.by_timing.empty())
+    out += "\n";
+  else if (s.geomean)
     out += "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" +
            fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*s.geomean_ci) + ", " +
            to_string(*s.geomean_verdict) + ") over " + std::to_string(s.shapes_compared) + " of " +

@@ -71,7 +71,7 @@ std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
 std::string title(const Report& r) {
   return "abharness run " + r.provenance.run_id + ": " + fmt::variants_title(r) + "\n" +
          "speedup = baseline time / candidate time (> 1: candidate faster); noise band \u00b1" +
-         fmt::percent(r.stats.noise_band, 1) + "\n\n";
+         fmt::percent(r.stats.noise_band, 1) + "\n" + fmt::timing_line(r) + "\n\n";
 }
 
 std::string shape_table(const Report& r, const RenderOptions& opt) {
@@ -125,6 +125,8 @@ std::string summary(const Report& r, const RenderOptions& opt) {
            fmt::interval(*s.summed_time_ratio_ci) + "  (baseline " +
            fmt::duration(*s.baseline_total_ns) + " / candidate " +
            fmt::duration(*s.candidate_total_ns) + ")\n";
+  } else if (!r.by_timing.empty()) {
+    for (const auto& line : fmt::timing_geomeans(r)) out += line + "\n";
   } else {
     out += "no shape could be compared: every shape has a failed arm\n";
   }

@@ -69,6 +69,7 @@ struct ShapeEstimate {
 struct ShapeRow : ShapeEstimate {
   std::string shape;
   std::string label;
+  std::string timing = "kernel";  // what its arms timed (model/timing.hpp): one per row
   std::vector<ArmStats> arms;   // in execution order
   std::optional<double> drift;  // last A / first A (statistics.hpp); absent with one A arm
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
@@ -113,6 +114,14 @@ struct Summary {
   std::optional<double> summed_time_ratio;  // baseline_total_ns / candidate_total_ns
   std::optional<Interval> summed_time_ratio_ci;
   bool operator==(const Summary&) const = default;
+};
+
+// The summary of the rows of one timing, when a run measured several (model/timing.hpp): a
+// geomean over shapes never mixes timings.
+struct TimingSummary {
+  std::string timing;
+  Summary summary;
+  bool operator==(const TimingSummary&) const = default;
 };
 
 struct VariantProvenance {
@@ -215,8 +224,11 @@ using ReportNote = std::variant<note::NoSpeedOfLight, note::AtOneClock, note::No
 struct Report {
   int schema_version = 0;
   StatsOptions stats;
+  // Every row; with several timings its verdict counts cover them all and its aggregates
+  // (geomean, range, summed-time ratio) are absent: by_timing holds them, one per timing.
   Summary summary;
-  std::vector<ShapeRow> shapes;  // in plan order
+  std::vector<TimingSummary> by_timing;  // empty with one timing
+  std::vector<ShapeRow> shapes;          // in plan order
   SpeedOfLight sol;
   std::optional<LayerSummary> layer;  // present when the plan has model-grid GEMMs
   Provenance provenance;

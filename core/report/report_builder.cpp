@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "model/plan_index.hpp"
+#include "model/timing.hpp"
 #include "report/layer_summary.hpp"
 #include "report/report_notes.hpp"
 #include "system/error.hpp"
@@ -150,6 +151,7 @@ ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
   ShapeRow row;
   row.shape = shape.id;
   row.label = shape.label;
+  row.timing = shape_timing(shape);
   std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
   std::string failures;
   bool all_clocked = true;
@@ -231,6 +233,61 @@ Summary summarize(const std::vector<ShapeRow>& rows,
   return s;
 }
 
+// The timings of the rows, in order of first appearance.
+std::vector<std::string> row_timings(const std::vector<ShapeRow>& rows) {
+  std::vector<std::string> timings;
+  for (const ShapeRow& row : rows)
+    if (std::find(timings.begin(), timings.end(), row.timing) == timings.end())
+      timings.push_back(row.timing);
+  return timings;
+}
+
+// Each shape's prior for its between-arm variation, pooled from the other shapes of its own
+// timing only: another timing's arms vary differently.
+std::vector<ArmVariation> priors_by_timing(const std::vector<ShapeRow>& rows,
+                                           const std::vector<std::optional<ArmVariation>>& own) {
+  const std::vector<std::string> timings = row_timings(rows);
+  if (timings.size() <= 1) return leave_one_out_priors(own);
+  std::vector<ArmVariation> priors(rows.size());
+  for (const std::string& t : timings) {
+    std::vector<std::optional<ArmVariation>> of_t(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].timing == t) of_t[i] = own[i];
+    const std::vector<ArmVariation> p = leave_one_out_priors(of_t);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].timing == t) priors[i] = p[i];
+  }
+  return priors;
+}
+
+// One summary over every row; with several timings, one per timing besides it, which alone
+// aggregate (a geomean over shapes never mixes two timings).
+void summarize_timings(Report& r, const std::vector<std::optional<RatioEstimate>>& estimates,
+                       const StatsOptions& opt) {
+  const std::vector<std::string> timings = row_timings(r.shapes);
+  if (timings.size() <= 1) {
+    std::vector<const RatioEstimate*> compared;
+    for (const auto& e : estimates)
+      if (e) compared.push_back(&*e);
+    r.summary = summarize(r.shapes, compared, opt);
+    return;
+  }
+  // Counts over every row; no aggregate, not even the range, which would compare two timings.
+  r.summary = summarize(r.shapes, {}, opt);
+  r.summary.min_speedup.reset();
+  r.summary.max_speedup.reset();
+  for (const std::string& t : timings) {
+    std::vector<ShapeRow> rows;
+    std::vector<const RatioEstimate*> compared;
+    for (std::size_t i = 0; i < r.shapes.size(); ++i) {
+      if (r.shapes[i].timing != t) continue;
+      rows.push_back(r.shapes[i]);
+      if (estimates[i]) compared.push_back(&*estimates[i]);
+    }
+    r.by_timing.push_back({t, summarize(rows, compared, opt)});
+  }
+}
+
 Provenance provenance(const Plan& plan, const std::string& result_set_digest) {
   Provenance p;
   p.run_id = plan.run_id;
@@ -272,17 +329,13 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   }
   // Estimates live beside the rows (they carry the bootstrap replicates the aggregate needs).
   std::vector<std::optional<RatioEstimate>> estimates(plan.shapes.size());
-  std::vector<const RatioEstimate*> compared;
   std::vector<std::optional<ArmVariation>> own(plan.shapes.size());
   for (std::size_t i = 0; i < plan.shapes.size(); ++i)
     if (stage_one[i]) own[i] = stage_one[i]->own;
-  const std::vector<ArmVariation> priors = leave_one_out_priors(own);
-  for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
-    if (!stage_one[i]) continue;
-    estimates[i] = compare(r.shapes[i], *stage_one[i], priors[i], opt);
-    compared.push_back(&*estimates[i]);
-  }
-  r.summary = summarize(r.shapes, compared, opt);
+  const std::vector<ArmVariation> priors = priors_by_timing(r.shapes, own);
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i)
+    if (stage_one[i]) estimates[i] = compare(r.shapes[i], *stage_one[i], priors[i], opt);
+  summarize_timings(r, estimates, opt);
   r.sol = add_speed_of_light(index, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);
   r.provenance = provenance(plan, result_set_digest);

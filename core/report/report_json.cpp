@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "report/report_notes.hpp"
+#include "model/timing.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -153,6 +154,7 @@ json to_json(const ShapeRow& r) {
   json j = to_json(static_cast<const ShapeEstimate&>(r));
   j.update(json{{"shape", r.shape},
                 {"label", r.label},
+                {"timing", r.timing},
                 {"drift", opt_json(r.drift)},
                 {"arm_variation", arm_variation_json(r)},
                 {"throttled_arms", r.throttled_arms},
@@ -170,6 +172,8 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   ShapeRow r;
   r.shape = field<std::string>(j, "shape", w);
   r.label = field<std::string>(j, "label", w);
+  // Absent in reports of runs made before the timing was a choice: they timed kernels.
+  r.timing = field_or<std::string>(j, "timing", w, kTimingKernel);
   static_cast<ShapeEstimate&>(r) = shape_estimate_from_json(j, w);
   r.drift = opt_number(j, "drift", w);
   read_arm_variation(j, w, r);
@@ -314,7 +318,25 @@ Summary summary_from_json(const json& j, const std::string& w) {
   return s;
 }
 
-// The source identity's fields beside the variant's own, flat, without the submodules.
+json to_json(const std::vector<TimingSummary>& by_timing) {
+  json out = json::array();
+  for (const auto& t : by_timing)
+    out.push_back(json{{"timing", t.timing}, {"summary", to_json(t.summary)}});
+  return out;
+}
+
+std::vector<TimingSummary> by_timing_from_json(const json& j, const std::string& w) {
+  std::vector<TimingSummary> out;
+  if (!j.contains("by_timing")) return out;  // reports of runs made before timings
+  const json& a = array_field(j, "by_timing", w);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string where = w + ".by_timing[" + std::to_string(i) + "]";
+    out.push_back({field<std::string>(a[i], "timing", where),
+                   summary_from_json(object_field(a[i], "summary", where), where + ".summary")});
+  }
+  return out;
+}
+
 json to_json(const VariantProvenance& v) {
   const SourceIdentity& id = v.source;
   return json{{"name", v.name},
@@ -391,7 +413,8 @@ json to_json(const Report& r) {
   // Moved in: an initializer list copies an lvalue. With the copy, 27 % of `report` at 50,000
   // shapes went to this function outside the rows themselves (perf).
   return json{{"schema_version", r.schema_version}, {"stats", to_json(r.stats)},
-              {"summary", to_json(r.summary)},      {"shapes", std::move(shapes)},
+              {"summary", to_json(r.summary)},      {"by_timing", to_json(r.by_timing)},
+              {"shapes", std::move(shapes)},
               {"speed_of_light", to_json(r.sol)},   {"layer_summary", to_json(r.layer)},
               {"provenance", to_json(r.provenance)}};
 }
@@ -403,6 +426,7 @@ Report report_from_json(const json& j, const std::string& where) {
                      "regenerate the report from its run directory with this version");
   r.stats = stats_options_from_json(object_field(j, "stats", where), where + ".stats");
   r.summary = summary_from_json(object_field(j, "summary", where), where + ".summary");
+  r.by_timing = by_timing_from_json(j, where);
   const json& shapes = array_field(j, "shapes", where);
   for (std::size_t i = 0; i < shapes.size(); ++i)
     r.shapes.push_back(

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <system_error>
 
+#include "model/timing.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -146,6 +147,37 @@ std::string verdict_counts(const Summary& s) {
     auto it = s.verdicts.find(to_string(v));
     int n = it == s.verdicts.end() ? 0 : it->second;
     out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(v);
+  }
+  return out;
+}
+
+std::string timing_line(const Report& r) {
+  std::vector<std::string> timings;
+  for (const auto& row : r.shapes)
+    if (std::find(timings.begin(), timings.end(), row.timing) == timings.end())
+      timings.push_back(row.timing);
+  if (timings.empty()) timings.push_back(kTimingKernel);
+  if (timings.size() == 1) return "timing: " + timings[0] + " (" + timing_meaning(timings[0]) + ")";
+  std::string out = "timings: " + join(timings, ", ") + " (one row per shape and timing, " +
+                    "<shape>@<timing>, aggregated per timing):";
+  for (const auto& t : timings) out += " " + t + " = " + timing_meaning(t) + ";";
+  out.pop_back();
+  return out;
+}
+
+std::vector<std::string> timing_geomeans(const Report& r) {
+  std::vector<std::string> out;
+  for (const TimingSummary& t : r.by_timing) {
+    const Summary& s = t.summary;
+    std::string line = t.timing + ": ";
+    if (s.geomean)
+      line += "geomean " + ratio(*s.geomean) + " (" + confidence_label(r.stats.confidence) + " " +
+              interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +
+              std::to_string(s.shapes_compared) + " of " + std::to_string(s.shapes_total) +
+              " shapes; summed-time ratio " + ratio(*s.summed_time_ratio);
+    else
+      line += "no shape could be compared (every shape of this timing has a failed arm)";
+    out.push_back(line);
   }
   return out;
 }

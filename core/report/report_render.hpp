@@ -62,6 +62,12 @@ std::string variants_title(const Report& r,
 std::vector<std::string> arm_columns(const Report& r);
 const ArmStats* find_arm(const ShapeRow& row, const std::string& arm);
 std::string verdict_counts(const Summary& s);  // "10 faster, 4 same, ..."
+// What the rows timed, one line: "timing: kernel (...)", or with several timings "timings:
+// kernel, graph (...)" (model/timing.hpp).
+std::string timing_line(const Report& r);
+// With several timings, each timing's geomean (docs/statistics.md), one line each: "graph:
+// geomean 1.0312x (95% CI [1.0290, 1.0335], faster) over 7 of 7 shapes"; empty with one timing.
+std::vector<std::string> timing_geomeans(const Report& r);
 // Speed of light (docs/roofline.md). has_sol: some shape has a speed-of-light time (renderers add
 // their SOL column only then). sol_pair: "71.2% -> 78.0%", the baseline's and the candidate's mean
 // time as a fraction of speed of light, or "-". sol_legend: one sentence saying what the column is

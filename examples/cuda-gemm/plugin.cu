@@ -2,6 +2,10 @@
 // Verification copies C back and compares up to 64 rows spread over the output with an fp64 host
 // reference; each element's error is normalised by sum_p |a_ip * b_pj| (the bound of fp32
 // accumulation error); tolerance 1e-4.
+//
+// Plugin ABI 2 (include/abharness/plugin.h): one kernel launch on the given stream, nothing else,
+// so an iteration can be captured into a CUDA graph; and buffer sets — copies of A and B with a C
+// of their own — which the worker cycles through for a cold L2 without flushing it.
 #include <abharness/plugin_cuda.hpp>
 #include <abharness/plugin_support.hpp>
 
@@ -60,10 +64,17 @@ long long json_int(const std::string& j, const char* key, long long fallback, bo
 
 }  // namespace
 
+// The operands one iteration reads and writes.
+struct Operands {
+  DeviceBuffer da, db, dc;
+};
+
 struct abh_problem {
   int m = 0, n = 0, k = 0;
-  std::vector<float> a, b;
-  DeviceBuffer da, db, dc;
+  std::vector<float> a, b;  // host copies, for the reference
+  Operands cur;             // the current buffer set
+  std::vector<Operands> sets;  // the others (sets[set] is empty while it is current)
+  int set = 0;
 };
 
 namespace {
@@ -84,9 +95,9 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
     p->b.resize(size_t(p->k) * p->n);
     for (auto& x : p->a) x = dist(rng);
     for (auto& x : p->b) x = dist(rng);
-    p->da = upload(p->a);
-    p->db = upload(p->b);
-    p->dc = device_floats(size_t(p->m) * p->n);
+    p->cur.da = upload(p->a);
+    p->cur.db = upload(p->b);
+    p->cur.dc = device_floats(size_t(p->m) * p->n);
     *out = p.release();
     return ABH_OK;
   } catch (const std::invalid_argument& e) {
@@ -99,7 +110,8 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
 }
 
 int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
-  cudaError_t e = cuda_gemm::launch(p->da.get(), p->db.get(), p->dc.get(), p->m, p->n, p->k,
+  cudaError_t e = cuda_gemm::launch(p->cur.da.get(), p->cur.db.get(), p->cur.dc.get(), p->m, p->n,
+                                    p->k,
                                     static_cast<cudaStream_t>(stream));
   if (e != cudaSuccess) {
     say(err, len, std::string("kernel launch: ") + cudaGetErrorString(e));
@@ -111,7 +123,7 @@ int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
 int verify(abh_problem* p, abh_verify_result* out, char* err, size_t len) {
   std::vector<float> c(size_t(p->m) * p->n);
   cudaError_t e =
-      cudaMemcpy(c.data(), p->dc.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost);
+      cudaMemcpy(c.data(), p->cur.dc.get(), c.size() * sizeof(float), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) {
     say(err, len, std::string("copy back: ") + cudaGetErrorString(e));
     return ABH_ERR_RUNTIME;
@@ -156,6 +168,45 @@ int library_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 
+uint32_t capabilities(const abh_problem*) {
+  return ABH_CAP_CAPTURABLE | ABH_CAP_BUFFER_SETS;
+}
+
+double buffer_set_bytes(const abh_problem* p) {
+  return min_bytes(p);
+}
+
+// Sets 1.. copy set 0's A and B (so every set verifies against the same host reference).
+int make_buffer_sets(abh_problem* p, int count, char* err, size_t len) {
+  try {
+    if (count < 1 || !p->sets.empty()) throw std::invalid_argument("once, with a count >= 1");
+    p->sets.resize(size_t(count));
+    for (size_t i = 1; i < p->sets.size(); ++i) {
+      p->sets[i].da = upload(p->a);
+      p->sets[i].db = upload(p->b);
+      p->sets[i].dc = device_floats(size_t(p->m) * p->n);
+    }
+    return ABH_OK;
+  } catch (const std::exception& e) {
+    say(err, len, std::string("cuda-gemm: make_buffer_sets: ") + e.what());
+    return ABH_ERR_RUNTIME;
+  }
+}
+
+// Host work only: the current set's buffers swap places with set `index`'s.
+int use_buffer_set(abh_problem* p, int index, char* err, size_t len) {
+  if (index < 0 || index >= std::max(1, int(p->sets.size()))) {
+    say(err, len, "cuda-gemm: use_buffer_set(" + std::to_string(index) + "): no such set");
+    return ABH_ERR_INVALID_PARAMS;
+  }
+  if (index != p->set) {
+    std::swap(p->sets[size_t(p->set)], p->cur);
+    std::swap(p->sets[size_t(index)], p->cur);
+    p->set = index;
+  }
+  return ABH_OK;
+}
+
 }  // namespace
 
-ABH_PLUGIN_DEFINE_ONE_TACTIC("cuda-gemm", ABH_DEVICE_CUDA, tactic_of)
+ABH_PLUGIN_DEFINE_ONE_TACTIC_V2("cuda-gemm", ABH_DEVICE_CUDA, tactic_of)

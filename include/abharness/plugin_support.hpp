@@ -10,6 +10,11 @@
  * abh_problem*):
  *   // create, enqueue, verify, flops, min_bytes, library_versions and
  *   ABH_PLUGIN_DEFINE_ONE_TACTIC("my-gemm", ABH_DEVICE_CUDA, tactic_of)
+ *
+ *   // ABI version 2 (capturable problems, buffer sets: plugin.h), with functions also named
+ *   // capabilities, buffer_set_bytes, make_buffer_sets and use_buffer_set:
+ *   ABH_PLUGIN_DEFINE_V2("my-gemm", ABH_DEVICE_CUDA)
+ *   ABH_PLUGIN_DEFINE_ONE_TACTIC_V2("my-gemm", ABH_DEVICE_CUDA, tactic_of)
  */
 #ifndef ABHARNESS_PLUGIN_SUPPORT_HPP
 #define ABHARNESS_PLUGIN_SUPPORT_HPP
@@ -54,44 +59,65 @@ void destroy_problem(Problem* p) {
 
 }  // namespace abh_plugin
 
-/* Defines the plugin's one exported symbol, returning `table` (an abh_plugin_v1). */
+/* Defines the exported symbol of a version-1 plugin, returning `table` (an abh_plugin_v1). */
 #define ABH_PLUGIN_ENTRY(table)                                                  \
   extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) { \
     return &(table);                                                             \
   }
 
-/* The table of a plugin's functions, visible where the macro is used (tactic functions as given,
- * destroy_problem as destroy), and the exported entry that returns it. */
-#define ABH_PLUGIN_TABLE_(name, device, count, key, select)                     \
-  static const abh_plugin_v1 abh_plugin_table_ = {ABH_PLUGIN_ABI_VERSION,       \
-                                                  (name),                       \
-                                                  (device),                     \
-                                                  create,                       \
-                                                  enqueue,                      \
-                                                  verify,                       \
-                                                  flops,                        \
-                                                  min_bytes,                    \
-                                                  count,                        \
-                                                  key,                          \
-                                                  select,                       \
-                                                  library_versions,             \
-                                                  abh_plugin::destroy_problem}; \
+/* Defines the exported symbols of a version-2 plugin, returning `table` (an abh_plugin_v2) and its
+ * version-1 part (plugin.h says why both). */
+#define ABH_PLUGIN_ENTRY_V2(table)                                                     \
+  extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {       \
+    return &(table).v1;                                                                \
+  }                                                                                    \
+  extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v2* abh_plugin_entry_v2(uint32_t) {    \
+    return &(table);                                                                   \
+  }
+
+/* The version-1 part of a table of the plugin's functions (tactic functions as given,
+ * destroy_problem as destroy), saying ABI version `abi`. */
+#define ABH_PLUGIN_V1_FIELDS_(abi, name, device, count, key, select)              \
+  {                                                                               \
+    (abi), (name), (device), create, enqueue, verify, flops, min_bytes, count, key, \
+        select, library_versions, abh_plugin::destroy_problem                     \
+  }
+
+/* The table of a plugin's functions, visible where the macro is used, and the exported entry
+ * that returns it: version 1, or version 2 with the buffer-set functions named after the ABI's
+ * fields (graphs captured by the worker: no capture hooks). */
+#define ABH_PLUGIN_TABLE_(name, device, count, key, select)              \
+  static const abh_plugin_v1 abh_plugin_table_ =                         \
+      ABH_PLUGIN_V1_FIELDS_(ABH_PLUGIN_ABI_V1, name, device, count, key, select); \
   ABH_PLUGIN_ENTRY(abh_plugin_table_)
+#define ABH_PLUGIN_TABLE_V2_(name, device, count, key, select)                              \
+  static const abh_plugin_v2 abh_plugin_table_ = {                                          \
+      ABH_PLUGIN_V1_FIELDS_(2u, name, device, count, key, select), capabilities,            \
+      buffer_set_bytes, make_buffer_sets, use_buffer_set, nullptr, nullptr, nullptr};       \
+  ABH_PLUGIN_ENTRY_V2(abh_plugin_table_)
 
 /* The table of a plugin whose functions are named after the ABI's fields. */
 #define ABH_PLUGIN_DEFINE(name, device) \
   ABH_PLUGIN_TABLE_(name, device, tactic_count, tactic_key, select_tactic)
+#define ABH_PLUGIN_DEFINE_V2(name, device) \
+  ABH_PLUGIN_TABLE_V2_(name, device, tactic_count, tactic_key, select_tactic)
 
-/* The table of a plugin with one tactic per problem, named by `tactic_of(problem)`: its
- * tactic_count, tactic_key and select_tactic are single_tactic_key and single_tactic_select. */
-#define ABH_PLUGIN_DEFINE_ONE_TACTIC(name, device, tactic_of)                         \
-  ABH_PLUGIN_TABLE_(                                                                  \
-      name, device, [](abh_problem*) { return 1; },                                   \
+/* The tactic functions of a problem with one tactic, named by `tactic_of(problem)`. */
+#define ABH_PLUGIN_ONE_TACTIC_(name, tactic_of)                                       \
+  [](abh_problem*) { return 1; },                                                     \
       [](abh_problem* p, int index, char* buf, size_t len) {                          \
         return abh_plugin::single_tactic_key(tactic_of(p), index, buf, len);          \
       },                                                                              \
       [](abh_problem* p, const char* key, char* err, size_t len) {                    \
         return abh_plugin::single_tactic_select((name), tactic_of(p), key, err, len); \
-      })
+      }
+
+/* The table of a plugin with one tactic per problem: its tactic_count, tactic_key and
+ * select_tactic are single_tactic_key and single_tactic_select. */
+#define ABH_PLUGIN_CALL_(macro, ...) macro(__VA_ARGS__)
+#define ABH_PLUGIN_DEFINE_ONE_TACTIC(name, device, tactic_of) \
+  ABH_PLUGIN_CALL_(ABH_PLUGIN_TABLE_, name, device, ABH_PLUGIN_ONE_TACTIC_(name, tactic_of))
+#define ABH_PLUGIN_DEFINE_ONE_TACTIC_V2(name, device, tactic_of) \
+  ABH_PLUGIN_CALL_(ABH_PLUGIN_TABLE_V2_, name, device, ABH_PLUGIN_ONE_TACTIC_(name, tactic_of))
 
 #endif

@@ -17,8 +17,11 @@
 // Tactics: the heuristic's candidates, named by keys that hold for one cuBLASLt version
 // (tactics.cpp). Verification: an fp64 reference over the whole output plus host spot checks
 // (verification.cpp). D is poisoned with NaN at creation (inputs.cpp): an element that no
-// iteration wrote fails verification. This file is the plugin table's entry points; problem.hpp
-// lists the parts that build and check a problem.
+// iteration wrote fails verification. Plugin ABI 2: an iteration can be captured into a CUDA
+// graph (cublasLtMatmul with the workspace allocated at creation: no allocation, no
+// synchronization), and buffer sets of A, B and D cycle iterations through inputs outside the L2
+// (buffer_sets.cpp). This file is the plugin table's entry points; problem.hpp lists the parts
+// that build and check a problem.
 #include <abharness/plugin_support.hpp>
 
 #include <cstdio>
@@ -127,6 +130,22 @@ int library_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 
+uint32_t capabilities(const abh_problem*) {
+  return ABH_CAP_CAPTURABLE | ABH_CAP_BUFFER_SETS;
+}
+
+double buffer_set_bytes(const abh_problem* p) {
+  return set_bytes(*p);
+}
+
+int make_buffer_sets(abh_problem* p, int count, char* err, size_t len) {
+  return guarded(err, len, [&] { make_sets(*p, count); });
+}
+
+int use_buffer_set(abh_problem* p, int index, char* err, size_t len) {
+  return guarded(err, len, [&] { use_set(*p, index); });
+}
+
 }  // namespace
 
-ABH_PLUGIN_DEFINE("cublaslt-gemm", ABH_DEVICE_CUDA)
+ABH_PLUGIN_DEFINE_V2("cublaslt-gemm", ABH_DEVICE_CUDA)

@@ -91,6 +91,11 @@ struct Scales {
   }
 };
 
+// One buffer set's operands (buffer_sets.cpp).
+struct BufferSet {
+  DevBuf a, b, d;
+};
+
 struct GpuInfo {
   std::string name;  // "NVIDIA H200 (sm_90)"
   int major = 0, cc = 0;
@@ -115,6 +120,9 @@ struct abh_problem {
   cublaslt_gemm::MatmulPref pref;
   std::vector<cublasLtMatmulAlgo_t> candidates;
   cublasLtMatmulAlgo_t algo{};
+  // Buffer sets (buffer_sets.cpp): the current one is in a, b and d; the others wait here.
+  std::vector<cublaslt_gemm::BufferSet> sets;
+  int set = 0;
 };
 
 namespace cublaslt_gemm {
@@ -137,5 +145,10 @@ cublasLtMatmulAlgo_t algo_of_key(const abh_problem& p, const std::string& key);
 // verification.cpp: checks the last output and fills `r`; throws a WRONG_RESULT Failure after
 // filling it when the error is outside the tolerance.
 void verify_output(const abh_problem& p, abh_verify_result* r);
+// buffer_sets.cpp: the bytes of one set, making `count` sets (once), and making set `index`
+// the current one.
+double set_bytes(const abh_problem& p);
+void make_sets(abh_problem& p, int count);
+void use_set(abh_problem& p, int index);
 
 }  // namespace cublaslt_gemm

@@ -10,6 +10,14 @@
 //   arm).
 // "alternate_kernels": true (spin mode) launches a second, differently named kernel on every other
 //   iteration, to prove that the CUPTI timer refuses a kernel set that changes between samples.
+// "kernels": k (spin mode, default 1) launches k spin kernels back to back per iteration: an
+//   iteration of several kernels, whose graph time includes the gaps between them.
+//
+// Plugin ABI 2: an iteration can be captured into a CUDA graph (unless "capturable": false), and
+// the problem offers buffer sets (unless "buffer_sets": false). A set is a copy of what an
+// iteration touches: in read mode the data it sums and its partials, in spin mode its output
+// and a pad of "set_bytes" (default 16 MiB) that the spin never reads — its duration does not
+// depend on the cache, so the sets exercise the rotation with a duration known in advance.
 #include <cuda_runtime_api.h>
 #include <abharness/plugin_cuda.hpp>
 #include <abharness/plugin_support.hpp>
@@ -21,17 +29,29 @@
 #include <string>
 #include <vector>
 
+// What one iteration touches: a buffer set (the current one is the problem's own).
+struct SpinSet {
+  abh_plugin::cuda::DeviceBuffer<unsigned long long> out;  // one value per block
+  abh_plugin::cuda::DeviceBuffer<uint4> data;              // read mode: the words summed
+  abh_plugin::cuda::DeviceBuffer<> pad;                    // spin mode: untouched bytes
+};
+
 struct abh_problem {
   std::string mode;
   double duration_us = 0;
   int blocks = 1;
+  int kernels = 1;  // spin: kernels per iteration
   std::size_t bytes = 0;
+  std::size_t pad_bytes = 16u << 20;
   bool alternate = false;  // spin: launch a differently named kernel every other iteration
+  bool capturable = true;
+  bool buffer_sets = true;
   unsigned long long launches = 0;
   bool has_expect = false;
   unsigned long long expect = 0;
-  abh_plugin::cuda::DeviceBuffer<unsigned long long> out;  // one value per block
-  abh_plugin::cuda::DeviceBuffer<uint4> data;
+  SpinSet cur;                // the current set
+  std::vector<SpinSet> sets;  // the others (sets[set] is empty while it is current)
+  int set = 0;
 };
 
 namespace {
@@ -107,8 +127,14 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
       p->duration_us = j.at("duration_us").get<double>();
       p->blocks = j.value("blocks", 1);
       p->alternate = j.value("alternate_kernels", false);
+      p->kernels = j.value("kernels", 1);
+      p->pad_bytes = j.value("set_bytes", p->pad_bytes);
       if (!(p->duration_us > 0 && p->duration_us <= 1e6) || p->blocks < 1 || p->blocks > 65535)
         throw std::runtime_error("'duration_us' must be in (0, 1e6] and 'blocks' in [1, 65535]");
+      if (p->kernels < 1 || p->kernels > 64)
+        throw std::runtime_error("'kernels' must be in [1, 64]");
+      if (p->pad_bytes < 1 || p->pad_bytes > (std::size_t(8) << 30))
+        throw std::runtime_error("'set_bytes' must be in [1, 8 GiB]");
     } else if (p->mode == "read") {
       long long mb = j.at("bytes").get<long long>();
       if (mb < 4096 || mb > (8LL << 30) || mb % 16 != 0)
@@ -121,6 +147,8 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
     } else {
       throw std::runtime_error("'mode' must be \"spin\" or \"read\", got \"" + p->mode + "\"");
     }
+    p->capturable = j.value("capturable", true);
+    p->buffer_sets = j.value("buffer_sets", true);
   } catch (const std::exception& e) {
     say(err, err_len, std::string("bad params: ") + e.what());
     return ABH_ERR_INVALID_PARAMS;
@@ -133,16 +161,16 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
         e != cudaSuccess)
       return cuda_fail(e, "cudaDeviceGetAttribute", err, err_len);
     p->blocks = sms * 4;
-    if (auto e = abh_plugin::cuda::device_alloc(p->data, p->bytes); e != cudaSuccess)
+    if (auto e = abh_plugin::cuda::device_alloc(p->cur.data, p->bytes); e != cudaSuccess)
       return cuda_fail(e, "cudaMalloc(data)", err, err_len);
-    fill_kernel<<<1024, 256>>>(reinterpret_cast<unsigned*>(p->data.get()), p->bytes / 4);
+    fill_kernel<<<1024, 256>>>(reinterpret_cast<unsigned*>(p->cur.data.get()), p->bytes / 4);
     if (auto e = cudaDeviceSynchronize(); e != cudaSuccess)
       return cuda_fail(e, "fill", err, err_len);
   }
   const std::size_t out_bytes = sizeof(unsigned long long) * static_cast<std::size_t>(p->blocks);
-  if (auto e = abh_plugin::cuda::device_alloc(p->out, out_bytes); e != cudaSuccess)
+  if (auto e = abh_plugin::cuda::device_alloc(p->cur.out, out_bytes); e != cudaSuccess)
     return cuda_fail(e, "cudaMalloc(out)", err, err_len);
-  if (auto e = cudaMemset(p->out.get(), 0, out_bytes); e != cudaSuccess)
+  if (auto e = cudaMemset(p->cur.out.get(), 0, out_bytes); e != cudaSuccess)
     return cuda_fail(e, "cudaMemset(out)", err, err_len);
   *out = p.release();
   return ABH_OK;
@@ -152,18 +180,18 @@ int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
   auto s = static_cast<cudaStream_t>(stream);
   const auto ns = static_cast<unsigned long long>(p->duration_us * 1e3);
   if (p->mode == "spin" && p->alternate && (p->launches++ % 2))
-    spin_kernel_alt<<<p->blocks, 32, 0, s>>>(ns, p->out.get());
+    spin_kernel_alt<<<p->blocks, 32, 0, s>>>(ns, p->cur.out.get());
   else if (p->mode == "spin")
-    spin_kernel<<<p->blocks, 32, 0, s>>>(ns, p->out.get());
+    for (int k = 0; k < p->kernels; ++k) spin_kernel<<<p->blocks, 32, 0, s>>>(ns, p->cur.out.get());
   else
-    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->data.get(), p->bytes / 16, p->out.get());
+    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->cur.data.get(), p->bytes / 16, p->cur.out.get());
   if (auto e = cudaGetLastError(); e != cudaSuccess) return cuda_fail(e, "kernel launch", err, len);
   return ABH_OK;
 }
 
 int verify(abh_problem* p, abh_verify_result* r, char* err, size_t len) {
   std::vector<unsigned long long> h(static_cast<size_t>(p->blocks));
-  if (auto e = cudaMemcpy(h.data(), p->out.get(), h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
+  if (auto e = cudaMemcpy(h.data(), p->cur.out.get(), h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
       e != cudaSuccess)
     return cuda_fail(e, "cudaMemcpy(out)", err, len);
   r->checked = h.size();
@@ -208,6 +236,63 @@ int library_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 
+uint32_t capabilities(const abh_problem* p) {
+  return (p->capturable ? ABH_CAP_CAPTURABLE : 0u) | (p->buffer_sets ? ABH_CAP_BUFFER_SETS : 0u);
+}
+
+std::size_t out_bytes(const abh_problem* p) {
+  return sizeof(unsigned long long) * static_cast<std::size_t>(p->blocks);
+}
+
+double buffer_set_bytes(const abh_problem* p) {
+  return double(out_bytes(p)) + double(p->mode == "read" ? p->bytes : p->pad_bytes);
+}
+
+// Set 0 is the problem's own; sets 1.. copy its data (read mode) or hold a pad (spin mode).
+int make_buffer_sets(abh_problem* p, int count, char* err, size_t len) {
+  if (count < 1 || !p->sets.empty()) {
+    say(err, len, "make_buffer_sets: once, with a count >= 1");
+    return ABH_ERR_INVALID_PARAMS;
+  }
+  p->sets.resize(static_cast<std::size_t>(count));
+  for (std::size_t i = 1; i < p->sets.size(); ++i) {
+    SpinSet& s = p->sets[i];
+    if (auto e = abh_plugin::cuda::device_alloc(s.out, out_bytes(p)); e != cudaSuccess)
+      return cuda_fail(e, "cudaMalloc(out of a buffer set)", err, len);
+    if (auto e = cudaMemset(s.out.get(), 0, out_bytes(p)); e != cudaSuccess)
+      return cuda_fail(e, "cudaMemset(out of a buffer set)", err, len);
+    if (p->mode == "read") {
+      if (auto e = abh_plugin::cuda::device_alloc(s.data, p->bytes); e != cudaSuccess)
+        return cuda_fail(e, "cudaMalloc(data of a buffer set)", err, len);
+      if (auto e = cudaMemcpy(s.data.get(), p->cur.data.get(), p->bytes, cudaMemcpyDeviceToDevice);
+          e != cudaSuccess)
+        return cuda_fail(e, "cudaMemcpy(data of a buffer set)", err, len);
+    } else {
+      if (auto e = abh_plugin::cuda::device_alloc(s.pad, p->pad_bytes); e != cudaSuccess)
+        return cuda_fail(e, "cudaMalloc(pad of a buffer set)", err, len);
+      if (auto e = cudaMemset(s.pad.get(), 0, p->pad_bytes); e != cudaSuccess)
+        return cuda_fail(e, "cudaMemset(pad of a buffer set)", err, len);
+    }
+  }
+  return ABH_OK;
+}
+
+// Host work only (it may run between the enqueues of a graph capture): swaps owners.
+int use_buffer_set(abh_problem* p, int index, char* err, size_t len) {
+  const int count = std::max<int>(1, static_cast<int>(p->sets.size()));
+  if (index < 0 || index >= count) {
+    say(err, len, "use_buffer_set(" + std::to_string(index) + "): " + std::to_string(count) +
+                      " set(s)");
+    return ABH_ERR_INVALID_PARAMS;
+  }
+  if (index != p->set) {
+    std::swap(p->sets[static_cast<std::size_t>(p->set)], p->cur);
+    std::swap(p->sets[static_cast<std::size_t>(index)], p->cur);
+    p->set = index;
+  }
+  return ABH_OK;
+}
+
 }  // namespace
 
-ABH_PLUGIN_DEFINE_ONE_TACTIC("spin", ABH_DEVICE_CUDA, tactic_of)
+ABH_PLUGIN_DEFINE_ONE_TACTIC_V2("spin", ABH_DEVICE_CUDA, tactic_of)

@@ -324,7 +324,7 @@ int ft_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 void ft_destroy(abh_problem*) {}
-const abh_plugin_v1 kFakeTable = {ABH_PLUGIN_ABI_VERSION,
+const abh_plugin_v1 kFakeTable = {ABH_PLUGIN_ABI_V1,
                                   "fuzz",
                                   ABH_DEVICE_CPU,
                                   ft_create,

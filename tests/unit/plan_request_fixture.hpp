@@ -16,7 +16,7 @@ namespace abh::test {
 inline void write_grid(const fs::path& path, const std::vector<int>& ms) {
   Grid g;
   for (int m : ms)
-    g.shapes.push_back(Shape{"m" + std::to_string(m), "", json{{"m", m}, {"n", m}, {"k", m}}});
+    g.shapes.push_back(Shape{"m" + std::to_string(m), "", json{{"m", m}, {"n", m}, {"k", m}}, ""});
   write_json_atomic(path, to_json(g));
 }
 

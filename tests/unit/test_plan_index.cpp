@@ -20,7 +20,7 @@ Plan many_shapes(int n) {
   Plan p = test::fixture_plan(2);
   p.shapes.clear();
   for (int i = 0; i < n; ++i)
-    p.shapes.push_back(Shape{"s" + std::to_string(i), "", json{{"m", i}}});
+    p.shapes.push_back(Shape{"s" + std::to_string(i), "", json{{"m", i}}, "kernel"});
   p.schedule.name = "abba";
   p.schedule.rounds = 2;
   p.tasks = make_schedule(p.shapes, p.schedule);
@@ -94,7 +94,7 @@ TEST_CASE("plan index: a task planned twice is the earliest repeat, after its fi
 
 TEST_CASE("plan index: a duplicate shape id looks up its first shape, as a scan does") {
   Plan p = test::fixture_plan(2);
-  p.shapes.push_back(Shape{"m32", "again", json{{"m", 33}}});
+  p.shapes.push_back(Shape{"m32", "again", json{{"m", 33}}, "kernel"});
   const PlanIndex index(p);
   CHECK(index.shape("m32") == &p.shapes[0]);
   CHECK(index.shape("m32") == &p.shape("m32"));

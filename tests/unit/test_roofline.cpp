@@ -31,7 +31,7 @@ RooflineOptions opts(double launch_us) {
 }
 
 Shape shape(json params) {
-  return Shape{"s", "", std::move(params)};
+  return Shape{"s", "", std::move(params), "kernel"};
 }
 
 const std::filesystem::path kTable = std::filesystem::path(ABH_SOURCE_DIR) / "data" / "gpus.json";

@@ -14,7 +14,7 @@ namespace {
 
 std::vector<Shape> shapes(int n) {
   std::vector<Shape> out;
-  for (int i = 0; i < n; ++i) out.push_back(Shape{"s" + std::to_string(i), "", json{{"m", i}}});
+  for (int i = 0; i < n; ++i) out.push_back(Shape{"s" + std::to_string(i), "", json{{"m", i}}, "kernel"});
   return out;
 }
 

@@ -68,7 +68,9 @@ class CudaSession final : public DeviceSession {
   const Environment& environment() const override { return environment_; }
   TimerContext timer_context() const override { return {session_.stream(), session_.device()}; }
   std::int64_t l2_flush_bytes() const override { return session_.flush_bytes(); }
+  std::string l2_flush_method() const override { return session_.flush_method(); }
   void flush_l2() override { session_.flush_l2(); }
+  double free_memory_bytes() override { return session_.free_memory_bytes(); }
   TelemetrySnapshot telemetry() override { return read_telemetry(environment_.gpu->uuid); }
   // Every GPU sample is clocked (worker/clock_guard.hpp says why).
   std::unique_ptr<SampleClock> sample_clock(int capacity) override {

@@ -1,5 +1,6 @@
 // One owner per CUDA resource the worker creates: a stream, an event, a device buffer, a pinned
-// host buffer, and a shared library opened with dlopen (the CUDA driver, NVML). Each owner is a
+// host buffer, a graph and its executable instance, a stream capture in progress, and a shared
+// library opened with dlopen (the CUDA driver, NVML). Each owner is a
 // std::unique_ptr whose deleter releases the resource, made by one function that creates the
 // resource and checks the call; so no resource is ever held by a raw handle, and a constructor
 // that throws after creating one (a stream, then a failed allocation) releases it on the way out.
@@ -65,6 +66,57 @@ inline HostBuffer host_alloc(std::size_t bytes, unsigned flags, const std::strin
   cuda_check(cudaHostAlloc(&p, bytes, flags), what);
   return HostBuffer(p);
 }
+
+struct DestroyGraph {
+  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
+};
+using Graph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, DestroyGraph>;
+
+struct DestroyGraphExec {
+  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
+};
+using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, DestroyGraphExec>;
+
+inline GraphExec instantiate_graph(cudaGraph_t graph) {
+  cudaGraphExec_t e = nullptr;
+  cuda_check(cudaGraphInstantiate(&e, graph, 0), "cudaGraphInstantiate");
+  return GraphExec(e);
+}
+
+// A capture of `stream` into a graph, begun on construction. end() ends it and owns the graph; a
+// capture left open (an exception between the two) is ended, and its graph dropped, on the way
+// out, so that the stream is usable again.
+class StreamCapture {
+ public:
+  explicit StreamCapture(cudaStream_t stream) : stream_(stream) {
+    // Global: an unsafe call (a synchronization, an allocation) from any thread while the capture
+    // runs fails instead of being silently left out of the graph.
+    cuda_check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal),
+               "cudaStreamBeginCapture");
+  }
+  ~StreamCapture() {
+    if (!stream_) return;
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(stream_, &g);
+    if (g) cudaGraphDestroy(g);
+    cudaGetLastError();  // the invalidated capture's error is the one already on its way
+  }
+  StreamCapture(const StreamCapture&) = delete;
+  StreamCapture& operator=(const StreamCapture&) = delete;
+  Graph end() {
+    cudaGraph_t g = nullptr;
+    const cudaStream_t s = stream_;
+    stream_ = nullptr;
+    cuda_check(cudaStreamEndCapture(s, &g),
+               "cudaStreamEndCapture (the capture was invalidated: an iteration synchronized, "
+               "allocated or launched work the capture cannot hold)");
+    if (!g) throw Error("CUDA: cudaStreamEndCapture returned no graph");
+    return Graph(g);
+  }
+
+ private:
+  cudaStream_t stream_;
+};
 
 struct CloseLibrary {
   void operator()(void* handle) const noexcept { ::dlclose(handle); }

@@ -170,4 +170,14 @@ std::int64_t GpuSession::flush_bytes() const {
   return impl_->flush_bytes;
 }
 
+std::string GpuSession::flush_method() const {
+  return "memset";
+}
+
+double GpuSession::free_memory_bytes() const {
+  size_t free = 0, total = 0;
+  cuda_check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return static_cast<double>(free);
+}
+
 }  // namespace abh::worker::gpu

@@ -33,6 +33,10 @@ class GpuSession {
   // window) and resets persisting L2 lines.
   void flush_l2();
   std::int64_t flush_bytes() const;
+  // How flush_l2 evicts the L2, as the result's cache_preparation names it.
+  std::string flush_method() const;
+  // cudaMemGetInfo's free bytes on the session's device.
+  double free_memory_bytes() const;
 
  private:
   struct Impl;

@@ -1,5 +1,6 @@
 """The GPU frameworks a Python plugin brings (torch, cupy): the worker's stream made their current
-stream, their queued work waited for, and the CUDA libraries they mapped named in the log."""
+stream, their queued work waited for, graphs captured through the framework that must know of a
+capture (torch), and the CUDA libraries they mapped named in the log."""
 
 import os
 import sys
@@ -42,6 +43,57 @@ class FrameworkStreams:
         cupy = sys.modules.get("cupy")
         if cupy is not None:
             cupy.cuda.Device().synchronize()
+
+
+class CapturedGraphs:
+    """CUDA graphs of a problem's iterations, captured and replayed through PyTorch.
+
+    A capture the engine began on the raw stream would leave torch's caching allocator unaware:
+    run() could not allocate (eager PyTorch allocates every intermediate), and memory the graph
+    uses could be handed out again behind its back. torch.cuda.graph gives the capture a private
+    memory pool instead, so the front end captures through it whenever torch is loaded (the
+    problem then declares ABH_CAP_OWN_GRAPHS); the engine still owns the timing, around
+    replay()."""
+
+    def __init__(self, streams):
+        self.streams = streams
+        self.graphs = {}  # handle -> torch.cuda.CUDAGraph
+        self.made = 0
+        self.external = {}  # raw stream -> torch.cuda.ExternalStream
+
+    @staticmethod
+    def framework():
+        """The framework that captures, or None: the engine captures then."""
+        return sys.modules.get("torch")
+
+    def _stream(self, torch, stream):
+        if stream not in self.external:
+            self.external[stream] = torch.cuda.ExternalStream(stream)
+        return self.external[stream]
+
+    def capture(self, problem, stream, iterations, sets):
+        """Captures `iterations` calls of run(), iteration i on buffer set i % sets when there are
+        several; the handle of the graph (> 0)."""
+        torch = self.framework()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=self._stream(torch, stream)):
+            for i in range(iterations):
+                if sets > 1:
+                    problem.obj.use_buffer_set(i % sets)
+                problem.obj.run()
+        self.made += 1
+        self.graphs[self.made] = graph
+        return self.made
+
+    def replay(self, handle, stream):
+        torch = self.framework()
+        with torch.cuda.stream(self._stream(torch, stream)):
+            self.graphs[handle].replay()
+
+    def destroy(self, handle):
+        graph = self.graphs.pop(handle, None)
+        if graph is not None:
+            graph.reset()
 
 
 def log_cuda_libraries():

@@ -12,7 +12,7 @@ import abharness
 
 from . import protocol
 from .errors import FrontEndError, ProtocolError, error_reason, print_traceback
-from .frameworks import FrameworkStreams, log_cuda_libraries
+from .frameworks import CapturedGraphs, FrameworkStreams, log_cuda_libraries
 from .user_module import Problem
 
 
@@ -33,6 +33,12 @@ SELECT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, *_ERR)
 LIBRARIES = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
 DESTROY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 SESSION_OPENED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)
+CAPABILITIES = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p)
+SET_CALL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, *_ERR)
+CAPTURE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
+                           ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), *_ERR)
+REPLAY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, *_ERR)
+DESTROY_GRAPH = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
 
 class PluginTable(ctypes.Structure):
@@ -44,6 +50,13 @@ class PluginTable(ctypes.Structure):
                 ("destroy", DESTROY)]
 
 
+class PluginTableV2(ctypes.Structure):
+    _fields_ = [("v1", PluginTable), ("capabilities", CAPABILITIES),
+                ("buffer_set_bytes", AMOUNT), ("make_buffer_sets", SET_CALL),
+                ("use_buffer_set", SET_CALL), ("capture_graph", CAPTURE),
+                ("replay_graph", REPLAY), ("destroy_graph", DESTROY_GRAPH)]
+
+
 class FrontEndTable(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("kind", ctypes.c_char_p),
                 ("plugin", ctypes.POINTER(PluginTable)), ("script_path", ctypes.c_char_p),
@@ -53,6 +66,7 @@ class FrontEndTable(ctypes.Structure):
 def check_layouts():
     """Each ctypes structure lays out as the C struct it stands for (protocol.LAYOUTS)."""
     for struct, c_name in ((VerifyResult, "abh_verify_result"), (PluginTable, "abh_plugin_v1"),
+                           (PluginTableV2, "abh_plugin_v2"),
                            (FrontEndTable, "abh_worker_front_end")):
         size, fields = protocol.LAYOUTS[c_name]
         ours = (ctypes.sizeof(struct),
@@ -88,22 +102,29 @@ def guarded(what, err, length, body, status=protocol.ABH_ERR_RUNTIME):
 
 
 class PythonPlugin:
-    """The plugin table over one Python problem at a time, and the engine it is handed to."""
+    """The plugin table (ABI version 2) over one Python problem at a time, and the engine it is
+    handed to."""
 
     def __init__(self, entry, arm, origin):
         self.entry, self.arm, self.origin = entry, arm, origin
         self.problems = {}  # handle -> Problem
         self.made = 0
         self.streams = FrameworkStreams()
+        self.graphs = CapturedGraphs(self.streams)
         self.failure = None
         device = arm.python["device"]
-        self.table = PluginTable(
+        v1 = PluginTable(
             protocol.PLUGIN_ABI_VERSION, ("python:" + arm.python["module"]).encode(),
             protocol.DEVICE_KINDS[device], CREATE(self._create), ENQUEUE(self._enqueue),
             VERIFY(self._verify), AMOUNT(lambda p: self.problems[p].flops),
             AMOUNT(lambda p: self.problems[p].bytes),
             TACTIC_COUNT(lambda p: len(self.problems[p].tactics)), TACTIC_KEY(self._tactic_key),
             SELECT(self._select), LIBRARIES(self._libraries), DESTROY(self._destroy))
+        self.table = PluginTableV2(
+            v1, CAPABILITIES(self._capabilities),
+            AMOUNT(lambda p: self.problems[p].set_bytes),
+            SET_CALL(self._make_buffer_sets), SET_CALL(self._use_buffer_set),
+            CAPTURE(self._capture), REPLAY(self._replay), DESTROY_GRAPH(self._destroy_graph))
 
     def _session_opened(self, stream, device):
         try:
@@ -169,6 +190,45 @@ class PythonPlugin:
         return guarded("select(%r)" % key.decode(errors="replace"), err, length, body,
                        protocol.ABH_ERR_INVALID_PARAMS)
 
+    def _capabilities(self, handle):
+        # Read and checked when the problem was made (user_module.Problem): nothing can raise.
+        caps = self.problems[handle].capabilities
+        if caps & protocol.ABH_CAP_CAPTURABLE and self.graphs.framework():
+            caps |= protocol.ABH_CAP_OWN_GRAPHS
+        return caps
+
+    def _make_buffer_sets(self, handle, count, err, length):
+        def body():
+            self.problems[handle].obj.make_buffer_sets(count)
+            return protocol.ABH_OK
+
+        return guarded("make_buffer_sets(%d)" % count, err, length, body)
+
+    def _use_buffer_set(self, handle, index, err, length):
+        def body():
+            self.problems[handle].obj.use_buffer_set(index)
+            return protocol.ABH_OK
+
+        return guarded("use_buffer_set(%d)" % index, err, length, body)
+
+    def _capture(self, handle, stream, iterations, sets, out, err, length):
+        def body():
+            out[0] = self.graphs.capture(self.problems[handle], stream, iterations, sets)
+            return protocol.ABH_OK
+
+        return guarded("capturing %d iterations of run() into a CUDA graph" % iterations, err,
+                       length, body)
+
+    def _replay(self, handle, graph, stream, err, length):
+        def body():
+            self.graphs.replay(graph, stream)
+            return protocol.ABH_OK
+
+        return guarded("replaying the CUDA graph of run()", err, length, body)
+
+    def _destroy_graph(self, handle, graph):
+        self.graphs.destroy(graph)
+
     def _libraries(self, buf, length):
         say(buf, length, "{}")
         return protocol.ABH_OK
@@ -180,7 +240,10 @@ class PythonPlugin:
         """Hands the table to the engine's abh_worker_main with `argv`; its exit code."""
         check_layouts()
         self.session_opened = SESSION_OPENED(self._session_opened)  # kept alive while it runs
-        front_end = FrontEndTable(protocol.FRONT_END_VERSION, b"python", ctypes.pointer(self.table),
+        # The version-2 table begins with its version-1 part, whose abi_version says 2.
+        front_end = FrontEndTable(protocol.FRONT_END_VERSION, b"python",
+                                  ctypes.cast(ctypes.pointer(self.table),
+                                              ctypes.POINTER(PluginTable)),
                                   script.encode(), json.dumps(identity).encode(),
                                   self.session_opened)
         args = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)

@@ -7,6 +7,7 @@ import sys
 
 import abharness
 
+from . import protocol
 from .errors import FrontEndError, ProtocolError, error_reason, print_traceback
 
 # The one tactic of a problem without tactics().
@@ -80,6 +81,39 @@ class Problem:
         self.flops = _amount(obj, "flops")
         self.bytes = _amount(obj, "bytes")
         self.tactics = self._tactics(origin)
+        self.set_bytes = self._buffer_sets(origin)
+        self.capabilities = ((protocol.ABH_CAP_CAPTURABLE if self._capturable() else 0) |
+                             (protocol.ABH_CAP_BUFFER_SETS if self.set_bytes else 0))
+
+    def _capturable(self):
+        value = getattr(self.obj, "capturable", False)
+        if callable(value):
+            value = value()
+        if not isinstance(value, bool):
+            raise ProtocolError("capturable is %r: set it to True when run() can be captured into "
+                                "a CUDA graph (docs/python.md), or leave it out" % (value,))
+        return value
+
+    def _buffer_sets(self, origin):
+        """buffer_set_bytes with make_buffer_sets(count) and use_buffer_set(i): all three or none.
+        The bytes of one set, or 0 without sets."""
+        parts = ("buffer_set_bytes", "make_buffer_sets", "use_buffer_set")
+        present = [p for p in parts if getattr(self.obj, p, None) is not None]
+        if not present:
+            return 0.0
+        if len(present) != len(parts):
+            raise ProtocolError("%s has %s but not %s: buffer sets need buffer_set_bytes, "
+                                "make_buffer_sets(count) and use_buffer_set(i) (docs/python.md)"
+                                % (origin, ", ".join(present),
+                                   ", ".join(p for p in parts if p not in present)))
+        for method in parts[1:]:
+            if not callable(getattr(self.obj, method)):
+                raise ProtocolError("%s.%s is not a method" % (origin, method))
+        value = _amount(self.obj, "buffer_set_bytes")
+        if not value > 0:
+            raise ProtocolError("buffer_set_bytes is %r: give the device bytes one set of inputs "
+                                "and outputs occupies (> 0)" % (value,))
+        return value
 
     def _tactics(self, origin):
         tactics = getattr(self.obj, "tactics", None)
