@@ -11,9 +11,10 @@
 // The graph is captured by the worker (cudaStreamBeginCapture in global mode) or, for a problem
 // whose runtime must know of the capture (ABH_CAP_OWN_GRAPHS: PyTorch's caching allocator), by
 // the plugin; it is captured again whenever the problem's tactic changed. The timer fails closed:
-// on a problem that does not declare that it can be captured, on a capture that fails or ran a
-// kernel outside the graph, on a replay whose kernels do not cut into N equal iterations, and
-// (worker-captured graphs) when CUPTI saw another number of kernels than the graph holds.
+// on a problem that does not declare that it can be captured, on a capture that fails or (graphs
+// the worker captures) ran a kernel outside the graph, on a graph or a replay that does not hold N
+// times the kernels of one eager iteration, and on a replay whose kernels do not cut into N equal
+// iterations.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -114,13 +115,12 @@ class GraphTimer final : public Timer {
   std::vector<int> sample_windows() const override { return windows_; }
 
  private:
-  // One eager iteration first, outside any window: lazy module loading, a JIT compiler's first
-  // call and a library's first-use setup then happen before the capture, not inside it.
+  // One eager iteration first, in a window of its own: lazy module loading, a JIT compiler's
+  // first call and a library's first-use setup then happen before the capture, not inside it, and
+  // its kernels are what every captured iteration must replay.
   void capture(const std::function<void()>& iteration) {
     release();
-    if (sets_ > 1) problem_->use_buffer_set(0);
-    iteration();
-    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize before the graph capture");
+    per_iteration_ = eager_kernels(iteration);
     const std::uint64_t window = reserve_window_ids(1);
     Window w(window);
     if (own_graphs_) {
@@ -134,12 +134,40 @@ class GraphTimer final : public Timer {
       }
       Graph graph = cap.end();
       w.close();
-      expected_kernels_ = kernel_nodes(graph.get());
+      check_graph_size(kernel_nodes(graph.get()));
       exec_ = instantiate_graph(graph.get());
     }
     captured_ = true;
     generation_ = problem_->tactic_generation();
-    check_capture_ran_nothing(window);
+    // A graph the framework captured may run the framework's own set-up kernels while capturing
+    // (PyTorch fills its random generator's state): those are not the problem's. Work of the
+    // problem that escaped the capture shows in the replay instead, as missing kernels (cut()).
+    if (!own_graphs_) check_capture_ran_nothing(window);
+  }
+
+  // The kernels one eager iteration launches (> 0).
+  std::size_t eager_kernels(const std::function<void()>& iteration) {
+    if (sets_ > 1) problem_->use_buffer_set(0);
+    const std::uint64_t window = reserve_window_ids(1);
+    Window w(window);
+    iteration();
+    w.close();
+    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize before the graph capture");
+    const std::size_t k = kernels_by_window(drain(), window, 1).front().size();
+    if (k == 0)
+      throw Error(
+          "CUPTI saw no kernel in an eager iteration before the graph capture: the "
+          "problem launched nothing — refusing to time a graph");
+    return k;
+  }
+
+  void check_graph_size(std::size_t nodes) const {
+    if (nodes != per_iteration_ * static_cast<std::size_t>(iterations_))
+      throw Error("the captured graph holds " + std::to_string(nodes) + " kernel nodes, but " +
+                  std::to_string(iterations_) + " iterations launch " +
+                  std::to_string(per_iteration_) +
+                  " kernels each when run eagerly: the problem launches other kernels when "
+                  "captured, or launches some outside the stream it is given");
   }
 
   void launch() {
@@ -162,10 +190,13 @@ class GraphTimer final : public Timer {
     auto per = kernels_by_window(d, base, replays);
     for (int r = 0; r < replays; ++r) {
       const auto& records = per[static_cast<std::size_t>(r)];
-      if (!own_graphs_ && records.size() != expected_kernels_)
+      const std::size_t expected = per_iteration_ * static_cast<std::size_t>(iterations_);
+      if (records.size() != expected)
         throw Error("CUPTI recorded " + std::to_string(records.size()) +
-                    " kernels in a replay of a graph of " + std::to_string(expected_kernels_) +
-                    " kernel nodes: the records are incomplete — refusing to report a time");
+                    " kernels in a replay of " + std::to_string(iterations_) + " iterations of " +
+                    std::to_string(per_iteration_) +
+                    " kernels each (as one eager iteration launched): the records are incomplete, "
+                    "or the problem's work escaped the capture — refusing to report a time");
       std::vector<KernelSpan> spans;
       spans.reserve(records.size());
       for (const KernelRecord* k : records) spans.push_back(k->span);
@@ -189,9 +220,9 @@ class GraphTimer final : public Timer {
   bool own_graphs_ = false;
   bool captured_ = false;
   std::uint64_t generation_ = 0;
-  GraphExec exec_;               // a graph the worker captured
-  void* own_ = nullptr;          // a graph the plugin captured (its handle)
-  std::size_t expected_kernels_ = 0;
+  GraphExec exec_;                 // a graph the worker captured
+  void* own_ = nullptr;            // a graph the plugin captured (its handle)
+  std::size_t per_iteration_ = 0;  // kernels of one eager iteration
   std::vector<std::string> names_;
   std::vector<int> windows_;
 };
