@@ -111,9 +111,8 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
   // A shape of a plan written before timings were recorded has none: it timed kernels.
   std::vector<Shape> planned = plan.shapes;
   for (Shape& s : planned) s.timing = shape_timing(s);
-  if (!requested.grid.empty() &&
-      expand_timings(load_grid(requested.grid).shapes, parse_timings(plan.settings.timing)) !=
-          planned)
+  if (!requested.grid.empty() && expand_timings(load_grid(requested.grid).shapes,
+                                                parse_timings(plan.settings.timing)) != planned)
     throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
                      " differs from the plan's shapes");
 }

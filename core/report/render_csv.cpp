@@ -51,7 +51,8 @@ std::string render_csv(const Report& r, const RenderOptions&) {
       "sol_ns", "sol_bound", "baseline_sol_fraction", "candidate_sol_fraction",
       // Comparison at one SM clock (docs/statistics.md); empty when not clock-normalized.
       "reference_mhz", "clock_gap",
-      // What was timed (docs/method.md, "Three timings"); last, so earlier columns keep their place.
+      // What was timed (docs/method.md, "Three timings"); last, so earlier columns keep their
+      // place.
       "timing"};
   for (const auto& a : arms)
     for (const char* col : kArmColumns) header.push_back(a + "_" + col);

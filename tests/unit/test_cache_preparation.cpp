@@ -76,7 +76,7 @@ TEST_CASE("caches: a problem with buffer sets rotates them in every timing, inst
   }
 }
 
-TEST_CASE("caches: without sets the kernel and launch timings flush; the graph timing refuses") {
+TEST_CASE("caches: without sets the kernel and launch timings flush, the graph timing refuses") {
   for (const char* timing : {"kernel", "launch"}) {
     const CachePlan p = plan_cache(gpu_facts(timing, false));
     CHECK(p.kind == CachePlan::Kind::flush);

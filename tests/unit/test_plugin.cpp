@@ -25,22 +25,38 @@ int create(const char*, abh_problem** out, char*, size_t) {
   *out = new abh_problem{};
   return ABH_OK;
 }
-int enqueue(abh_problem*, void*, char*, size_t) { return ABH_OK; }
-int verify(abh_problem*, abh_verify_result*, char*, size_t) { return ABH_OK; }
-double flops(const abh_problem*) { return 0; }
-double min_bytes(const abh_problem*) { return 0; }
-int tactic_count(abh_problem*) { return 1; }
+int enqueue(abh_problem*, void*, char*, size_t) {
+  return ABH_OK;
+}
+int verify(abh_problem*, abh_verify_result*, char*, size_t) {
+  return ABH_OK;
+}
+double flops(const abh_problem*) {
+  return 0;
+}
+double min_bytes(const abh_problem*) {
+  return 0;
+}
+int tactic_count(abh_problem*) {
+  return 1;
+}
 int tactic_key(abh_problem*, int, char* buf, size_t len) {
   abh_plugin::say(buf, len, "t");
   return ABH_OK;
 }
-int select_tactic(abh_problem*, const char*, char*, size_t) { return ABH_OK; }
+int select_tactic(abh_problem*, const char*, char*, size_t) {
+  return ABH_OK;
+}
 int library_versions(char* buf, size_t len) {
   abh_plugin::say(buf, len, "{}");
   return ABH_OK;
 }
-uint32_t capabilities(const abh_problem*) { return g_caps; }
-double buffer_set_bytes(const abh_problem*) { return 4096; }
+uint32_t capabilities(const abh_problem*) {
+  return g_caps;
+}
+double buffer_set_bytes(const abh_problem*) {
+  return 4096;
+}
 int make_buffer_sets(abh_problem* p, int count, char* err, size_t len) {
   if (count > 8) {
     abh_plugin::say(err, len, "only 8 sets fit");
@@ -65,8 +81,8 @@ int use_buffer_set(abh_problem* p, int index, char* err, size_t len) {
   }
 
 abh_plugin_v2 table_v2() {
-  return abh_plugin_v2{TABLE_V1(2u),     capabilities,   buffer_set_bytes, make_buffer_sets,
-                       use_buffer_set, nullptr,        nullptr,          nullptr};
+  return abh_plugin_v2{TABLE_V1(2u),   capabilities, buffer_set_bytes, make_buffer_sets,
+                       use_buffer_set, nullptr,      nullptr,          nullptr};
 }
 
 }  // namespace
@@ -97,8 +113,7 @@ TEST_CASE("plugin ABI: a version-2 table's capabilities and buffer sets reach th
   CHECK(problem->buffer_set_bytes() == 4096);
   problem->make_buffer_sets(4);
   problem->use_buffer_set(3);
-  CHECK_THROWS_WITH_AS(problem->use_buffer_set(4),
-                       "use_buffer_set(4): no such set", PluginError);
+  CHECK_THROWS_WITH_AS(problem->use_buffer_set(4), "use_buffer_set(4): no such set", PluginError);
   CHECK_THROWS_WITH_AS(problem->make_buffer_sets(9), "make_buffer_sets(9): only 8 sets fit",
                        PluginError);
   CHECK_THROWS_WITH_AS(problem->capture_graph(nullptr, 4, 1),

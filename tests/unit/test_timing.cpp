@@ -67,7 +67,7 @@ TEST_CASE("timing: a plan shape id is a grid id, optionally @ a known timing") {
         std::string::npos);
 }
 
-TEST_CASE("timing: graph and launch time GPU work; a CPU plugin gets the kernel timing only") {
+TEST_CASE("timing: graph and launch time GPU work, a CPU plugin gets the kernel timing only") {
   CHECK(timing_refusal("kernel", false, "cpu-gemm").empty());
   CHECK(timing_refusal("graph", true, "spin").empty());
   CHECK(timing_refusal("launch", true, "spin").empty());
