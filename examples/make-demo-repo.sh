@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Usage: make-demo-repo.sh cpu|cuda|numpy|triton DEST
+# Usage: make-demo-repo.sh cpu|cuda|numpy|triton|rmsnorm DEST
 # Creates a git repository at DEST with two commits of an example GEMM plugin: HEAD~1 is the
 # baseline (naive kernel), HEAD the candidate (a faster kernel). Both share the plugin's ABI code
 # (or, for the Python plugins numpy and triton, the problem module) and verification; only the
 # kernel file differs, as in a real kernel PR.
 set -euo pipefail
-usage="usage: make-demo-repo.sh cpu|cuda|numpy|triton DEST"
+usage="usage: make-demo-repo.sh cpu|cuda|numpy|triton|rmsnorm DEST"
 kind=${1:?$usage}
 dest=${2:?$usage}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +52,13 @@ case "$kind" in
     python_tidy
     two_revisions bench/kernel.py "$ex/kernel_tiled.py" "baseline: plain tiled Triton GEMM" \
       "$ex/kernel_autotuned.py" "candidate: grouped tile order, eight tile configs as tactics"
+    ;;
+  rmsnorm)
+    ex=$root/examples/python-rmsnorm
+    cp -r "$ex/abharness.json" "$ex/bench" "$dest/"
+    python_tidy
+    two_revisions bench/kernel.py "$ex/kernel_eager.py" "baseline: RMSNorm in eager PyTorch" \
+      "$ex/kernel_triton.py" "candidate: RMSNorm as one Triton kernel"
     ;;
   *) echo "make-demo-repo: $usage" >&2; exit 2 ;;
 esac

@@ -46,7 +46,7 @@ def main():
                 "warmup_min_s": 0.05, "min_samples": 10, "min_time_s": 0.2, "max_noise": 0.005,
                 "max_time_s": 10.0, "max_samples": 100000, "warm_l2": False,
                 "arm_timeout_s": 300.0, "tactic": "auto", "clock_floor": 0.5,
-                "clock_recovery_s": 0.05}
+                "clock_recovery_s": 0.05, "timing": "kernel"}
     for kv in overrides:
         k, v = kv.split("=", 1)
         if k not in settings:
@@ -68,7 +68,8 @@ def main():
                        "shell": False, "timeout_s": 60.0},
             "plugin": rel, "plugin_sha256": plugin_sha, "build_cache_key": "",
             "toolchain_id": "", "device": "cuda", "libraries": {}}],
-        "shapes": [{"id": "s", "params": json.loads(params)}],
+        # One timing per plan shape (model/timing.hpp): the shape records the one asked for.
+        "shapes": [{"id": "s", "params": json.loads(params), "timing": settings["timing"]}],
         "settings": settings,
         "schedule": {"name": "aba", "rounds": 1, "seed": 0, "gpus": 1},
         # One CPU this process may use: the worker pins itself to the task's CPUs.

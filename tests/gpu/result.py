@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads one arm's result file and prints a field: median_ns, timer, kernels, tactic, throttled,
-error, tol, telemetry, clock, or json (the whole measurement block).
+error, tol, telemetry, clock, cache, or json (the whole measurement block).
 
 usage: result.py RESULT_JSON WHAT
 """
@@ -18,6 +18,8 @@ def main():
         print(statistics.median(m["samples_ns"]))
     elif what == "count":
         print(len(m["samples_ns"]))
+    elif what == "cache":
+        print(m["cache_preparation"])
     elif what == "timer":
         print(m["timer"])
     elif what == "kernels":
