@@ -1,16 +1,17 @@
 // The verification of a cuBLASLt GEMM problem's last output (problem.hpp): an fp64 reference over
 // the whole output on the GPU (reference.cu, from the same quantized inputs and scales), plus 16
 // elements recomputed on the host from the input generator alone, so that a bug in input upload
-// or layout is caught too. Error per element: |D - ref| / max(|ref|, ||a.*b||_2). Tolerance: 2^-7
-// for bf16 (the bf16 output rounding is <= 2^-8 of |ref|, doubled for fp32 accumulation), 2^-6
-// for fp8 precisions (fp8 tensor-core accumulation is promoted to fp32 in chunks, so it adds more
-// rounding steps).
+// or layout is caught too. Error per element: |D - ref| / max(|ref|, ||a.*b||_2). Tolerance:
+// gemm_tolerance(precision, K) (tolerance.cpp derives it: output rounding, split-K partial sums
+// rounded to the output type, fp32 and fp8 tensor-core accumulation).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 
 #include "problem.hpp"
+#include "tolerance.hpp"
 
 namespace cublaslt_gemm {
 namespace {
@@ -63,6 +64,27 @@ double worst_spot_error(const abh_problem& p) {
   return worst;
 }
 
+// How the selected algorithm splits K and where it adds the partial sums, for the method string:
+// tolerance.cpp's split-K term assumes partials rounded to bf16 once (out of place) or few in
+// place, so a failure names the reduction it came from.
+std::string split_k_of(const cublasLtMatmulAlgo_t& algo) {
+  std::int32_t splits = 1;
+  std::uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+  std::size_t written = 0;
+  lt_ok(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits,
+                                             sizeof splits, &written),
+        "cublasLtMatmulAlgoConfigGetAttribute(SPLITK_NUM)");
+  lt_ok(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                                             sizeof scheme, &written),
+        "cublasLtMatmulAlgoConfigGetAttribute(REDUCTION_SCHEME)");
+  const char* how = scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE        ? "in place"
+                    : scheme == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE ? "fp32 workspace"
+                    : scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE  ? "bf16 workspace"
+                    : scheme == CUBLASLT_REDUCTION_SCHEME_NONE         ? "none"
+                                                                       : "other";
+  return "split-K " + std::to_string(splits) + " (" + how + ")";
+}
+
 }  // namespace
 
 void verify_output(const abh_problem& p, abh_verify_result* r) {
@@ -74,12 +96,11 @@ void verify_output(const abh_problem& p, abh_verify_result* r) {
           "fp64 reference kernel");
   const double worst = std::max(ref.max_err, worst_spot_error(p));
   r->max_rel_error = worst;
-  r->tolerance = p.precision == "bf16" ? 1.0 / 128 : 1.0 / 64;
+  r->tolerance = gemm_tolerance(p.precision, p.k);
   r->checked = static_cast<uint64_t>(p.m * p.n);
   std::snprintf(r->method, sizeof r->method,
-                "fp64 GPU reference on all %lld elements + %d host elements; "
-                "|d-ref|/max(|ref|,||a.*b||2)",
-                p.m * p.n, kSpotChecks);
+                "fp64 GPU ref on all %lld + %d host elements; |d-ref|/max(|ref|,||a.*b||2); %s",
+                p.m * p.n, kSpotChecks, split_k_of(p.algo).c_str());
   if (!(worst <= r->tolerance)) throw Failure(ABH_ERR_WRONG_RESULT, "output outside tolerance");
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads one arm's result file and prints a field: median_ns, timer, kernels, tactic, throttled,
-error, tol, telemetry, clock, cache, or json (the whole measurement block).
+error, tol, method, telemetry, clock, cache, or json (the whole measurement block).
 
 usage: result.py RESULT_JSON WHAT
 """
@@ -32,6 +32,8 @@ def main():
         print(r["correctness"]["max_rel_error"])
     elif what == "tol":
         print(r["correctness"]["tolerance"])
+    elif what == "method":
+        print(r["correctness"]["method"])
     elif what == "telemetry":
         t = r["telemetry"]
         print(json.dumps({k: t[k] for k in ("before", "after", "throttled", "note")}))
