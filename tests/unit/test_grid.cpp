@@ -43,7 +43,7 @@ TEST_CASE("grid: a shape without an id gets one from m, n, k and its precision")
 TEST_CASE("grid: a grid file round-trips and load_grid makes its errors usage errors") {
   test::TempDir tmp;
   Grid g;
-  g.shapes = {Shape{"a", "", json{{"m", 1}}}, Shape{"b", "attn", json{{"m", 2}}}};
+  g.shapes = {Shape{"a", "", json{{"m", 1}}, ""}, Shape{"b", "attn", json{{"m", 2}}, ""}};
   const auto path = tmp.path() / "g.json";
   write_json_atomic(path, to_json(g));
   CHECK(load_grid(path).shapes == g.shapes);
