@@ -8,9 +8,11 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "device.hpp"
 #include "exit_error.hpp"
+#include "l2_flush_method.hpp"
 #include "model/plan.hpp"
 #include "model/result.hpp"
 #include "plugin.hpp"
@@ -45,10 +47,12 @@ std::string now_utc() {
   return buf;
 }
 
-// The log of an arm's phases, on stdout.
+// The log of an arm's phases, on stdout, and their durations for the result. A phase runs from
+// the end of the one before it (the first from the process's start) to its line, which ends with
+// "(phase <name> <seconds> s)" so that benches can read every phase of every arm from its log.
 class PhaseLog {
  public:
-  explicit PhaseLog(Clock::time_point process_start) : start_(process_start) {}
+  explicit PhaseLog(Clock::time_point process_start) : start_(process_start), last_(start_) {}
   double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   // Starts a line stamped "[0.123 s] " with the seconds since the process started.
   std::ostream& at() const {
@@ -56,9 +60,21 @@ class PhaseLog {
     std::snprintf(b, sizeof b, "[%.3f s] ", elapsed_s());
     return std::cout << b;
   }
+  // Ends phase `name`: logs `what` with the phase's duration and records it.
+  void end(const std::string& name, const std::string& what) {
+    const Clock::time_point now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    phases_.push_back({name, seconds});
+    char b[64];
+    std::snprintf(b, sizeof b, " (phase %s %.4f s)", name.c_str(), seconds);
+    at() << what << b << std::endl;
+  }
+  const std::vector<ArmPhase>& phases() const { return phases_; }
 
  private:
-  Clock::time_point start_;
+  Clock::time_point start_, last_;
+  std::vector<ArmPhase> phases_;
 };
 
 // The plan's entries for this arm.
@@ -173,9 +189,11 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const RunDirFs& 
   }
   r.environment = session->environment();
   r.environment.libraries = plugin.library_versions();
+  r.measurement.cache_preparation = kWarmCachePreparation;
   if (!a.settings.warm_l2 && session->l2_flush_bytes() > 0) {
     r.measurement.l2_flushed = true;
     r.measurement.l2_flush_bytes = session->l2_flush_bytes();
+    r.measurement.cache_preparation = session->cold_cache_preparation();
   }
   return session;
 }
@@ -266,77 +284,111 @@ class ArmPlacement {
 // session's opening after the turn from 0.23 s to 0.12 s (docs/measurements.md); creating the
 // context before the turn moved other arms' kernel times, so that waits (docs/method.md).
 void wait_for_turn(const Plugin& plugin, StartTurn& turn, const ArmPlacement& placement,
-                   const PhaseLog& log) {
+                   PhaseLog& log) {
   if (plugin.is_cuda() && gpu_device()) {
     gpu_device()->prepare();
-    log.at() << "GPU driver initialised (no context yet)" << std::endl;
+    log.end("driver", "GPU driver initialised (no context yet)");
   }
   const double waited = turn.wait();
-  log.at() << "turn to open the device, after waiting " << waited << " s" << std::endl;
+  log.end("turn", "turn to open the device, after waiting " + std::to_string(waited) + " s");
   placement.pin_process();
+}
+
+// Everything an arm holds while it measures, released in reverse order of making (the problem
+// before the plugin whose code destroys it).
+struct ArmParts {
+  std::unique_ptr<Plugin> plugin;
+  std::unique_ptr<DeviceSession> device;
+  std::unique_ptr<Problem> problem;
+  std::unique_ptr<Timer> timer;
+  std::unique_ptr<SampleClock> clock;
+  void release() {
+    clock.reset();
+    timer.reset();
+    problem.reset();
+    device.reset();
+    plugin.reset();
+  }
+};
+
+// Read the plan, load the plugin and, when started ahead, wait for the turn to open the device.
+std::unique_ptr<Plugin> read_plan_and_load(const PlannedArm& a, const ArmRequest& req,
+                                           ArmPlacement& placement, StartTurn& turn, PhaseLog& log,
+                                           ArmResult& r) {
+  record_identity(a, req, r);
+  if (turn.ahead())
+    placement.pin_waiting();
+  else
+    placement.pin_process();
+  log.end("plan", "plan read, binaries hashed, pinned to CPU(s) " +
+                      format_cpu_list(placement.result().cpus) +
+                      (turn.ahead() ? " (started ahead: off the first until its turn)" : ""));
+  std::unique_ptr<Plugin> plugin = load_plugin(a, req);
+  log.end("plugin", "plugin loaded");
+  r.measurement.timer = resolve_timer(a.settings.timer, plugin->is_cuda());
+  std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
+            << a.task.variant << ") plugin " << plugin->name() << ", timer " << r.measurement.timer
+            << std::endl;
+  // Started ahead: the GPU is the arm before's until its process has ended; nothing of this arm
+  // goes onto the device before then (docs/method.md, "Starting the next arm ahead").
+  if (turn.ahead()) wait_for_turn(*plugin, turn, placement, log);
+  return plugin;
+}
+
+// Open the device, let the front end bind its frameworks to the session's stream, create the
+// problem and the timer, and choose the tactic.
+void set_up(const PlannedArm& a, const ArmRequest& req, const RunDirFs& run, ArmParts& parts,
+            PhaseLog& log, ArmResult& r) {
+  parts.device = open_device(a, run, *parts.plugin, r);
+  log.end("device", "device session open, environment probed, caches: " +
+                        r.measurement.cache_preparation);
+  const TimerContext tctx = parts.device->timer_context();
+  if (req.front_end && req.front_end->session_opened) {
+    req.front_end->session_opened(tctx.stream, tctx.device);
+    log.end("frameworks", "the front end's frameworks use the session's stream");
+  }
+  parts.problem = parts.plugin->create(a.shape.params);
+  r.measurement.flops = parts.problem->flops();
+  r.measurement.min_bytes = parts.problem->min_bytes();
+  log.end("problem", "problem created");
+  parts.timer = make_timer(r.measurement.timer, tctx);
+  log.end("timer", "timer ready");
 }
 
 }  // namespace
 
 void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
-  const PhaseLog log(process_start);
+  PhaseLog log(process_start);
   ArmResult r;
   r.started_at = now_utc();
   r.pid = static_cast<int>(::getpid());
   r.schema_version = kResultSchemaVersion;
   r.harness_version = kHarnessVersion;
+  log.end("start", "engine started");
 
   const RunDirFs run(req.run_dir);
   const Plan plan = load_plan(req.run_dir);
   const PlannedArm a = find_arm(plan, req);
-  record_identity(a, req, r);
-  const std::vector<int> cpus = planned_cpus(plan, a.task);
-  ArmPlacement placement(cpus);
+  ArmPlacement placement(planned_cpus(plan, a.task));
   StartTurn turn(req.ahead);
-  if (turn.ahead())
-    placement.pin_waiting();
-  else
-    placement.pin_process();
-  log.at() << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(cpus)
-           << (turn.ahead() ? " (started ahead: off the first until its turn)" : "") << std::endl;
-
-  const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
-  const Plugin& plugin = *loaded;
-  log.at() << "plugin loaded" << std::endl;
-  r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda());
-  std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
-            << a.task.variant << ") plugin " << plugin.name() << ", timer " << r.measurement.timer
-            << std::endl;
-
-  // Started ahead: the GPU is the arm before's until its process has ended; nothing of this arm
-  // goes onto the device before then (docs/method.md, "Starting the next arm ahead").
-  if (turn.ahead()) wait_for_turn(plugin, turn, placement, log);
-  const std::unique_ptr<DeviceSession> device = open_device(a, run, plugin, r);
-  log.at() << "device session open, environment probed" << std::endl;
-  const TimerContext tctx = device->timer_context();
-  if (req.front_end && req.front_end->session_opened)
-    req.front_end->session_opened(tctx.stream, tctx.device);
-
-  const std::unique_ptr<Problem> problem = plugin.create(a.shape.params);
-  r.measurement.flops = problem->flops();
-  r.measurement.min_bytes = problem->min_bytes();
-  log.at() << "problem created" << std::endl;
-  const std::unique_ptr<Timer> timer = make_timer(r.measurement.timer, tctx);
-  log.at() << "timer ready" << std::endl;
+  ArmParts parts;
+  parts.plugin = read_plan_and_load(a, req, placement, turn, log, r);
+  set_up(a, req, run, parts, log, r);
+  const TimerContext tctx = parts.device->timer_context();
   placement.pin_measuring_thread();
-  ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [&] { placement.see(); }};
+  Problem& problem = *parts.problem;
+  DeviceSession& device = *parts.device;
+  ArmWork work{*parts.timer, [&] { problem.enqueue(tctx.stream); }, [&] { placement.see(); }};
   if (r.measurement.l2_flushed)
     work.prepare = [&] {
       placement.see();
-      device->flush_l2();
+      device.flush_l2();
     };
-
-  choose_arm_tactic(a, run, *problem, work, tctx.stream, r);
-  log.at() << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
-           << std::endl;
+  choose_arm_tactic(a, run, problem, work, tctx.stream, r);
+  log.end("tactic", "tactic " + r.measurement.tactic + " (" + r.measurement.tactic_choice + ")");
 
   // Warm up.
-  r.telemetry.before = device->telemetry();
+  r.telemetry.before = device.telemetry();
   r.measurement.waited_s = turn.waited_s();
   r.measurement.ready_s = log.elapsed_s() - turn.waited_s();
   std::cout << "ready to measure " << r.measurement.ready_s << " s after start"
@@ -345,20 +397,26 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
                              : std::string())
             << std::endl;
   warm_up(work, a.settings, r.measurement);
+  log.end("warm-up", std::to_string(r.measurement.warmup_iterations) + " warm-up iterations");
 
   // The clock probe is made after the warm-up, right before the samples it clocks.
-  const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
-  work.clock = clock.get();
-  measure(work, a.settings, *device, r);
+  parts.clock = device.sample_clock(kMaxBatch);
+  work.clock = parts.clock.get();
+  measure(work, a.settings, device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
-  log.at() << samples.size() << " samples, median " << median(samples) << " ns, "
-           << r.measurement.stop_reason << std::endl;
+  std::ostringstream sampled;
+  sampled << samples.size() << " samples, median " << median(samples) << " ns, "
+          << r.measurement.stop_reason;
+  log.end("sampling", sampled.str());
 
-  const abh_verify_result v = verify(*problem, *device, r);
-  log.at() << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
-           << v.method << ")" << std::endl;
+  const abh_verify_result v = verify(problem, device, r);
+  std::ostringstream verified;
+  verified << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
+           << v.method << ")";
+  log.end("verify", verified.str());
 
   r.placement = placement.result();
+  r.measurement.phases = log.phases();
   r.finished_at = now_utc();
   if (req.warmup) {
     log.at() << "warm-up done: median " << median(r.measurement.samples_ns)
@@ -366,7 +424,9 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
     return;
   }
   write_result(req.run_dir, result_rel(a.task), r);
-  log.at() << "result written" << std::endl;
+  log.end("write", "result written");
+  parts.release();
+  log.end("release", "clock probe, timer, problem, device session and plugin released");
 }
 
 }  // namespace abh::worker

@@ -2,6 +2,8 @@
 // CUDA toolkit was found at build time. This is the one file of the worker that asks.
 #include "device.hpp"
 
+#include "l2_flush_method.hpp"
+
 #ifdef ABH_WITH_CUDA
 #include "gpu/cuda_device.hpp"
 #endif
@@ -24,6 +26,9 @@ class CpuSession final : public DeviceSession {
   TimerContext timer_context() const override { return {}; }
   std::int64_t l2_flush_bytes() const override { return 0; }
   void flush_l2() override {}
+  std::string cold_cache_preparation() const override {
+    return std::string(kWarmCachePreparation);
+  }
   TelemetrySnapshot telemetry() override { return no_telemetry(); }
   std::unique_ptr<SampleClock> sample_clock(int) override { return nullptr; }
   std::pair<bool, std::string> judge_throttling(const Telemetry&,

@@ -23,10 +23,14 @@ class DeviceSession {
   virtual const Environment& environment() const = 0;
   // The stream and device ordinal that timers and the plugin's enqueue get (none on the CPU).
   virtual TimerContext timer_context() const = 0;
-  // Bytes one L2 flush writes; 0 when the worker flushes no cache on this device (the CPU).
+  // Bytes of each buffer one L2 flush writes or reads; 0 when the worker flushes no cache on this
+  // device (the CPU).
   virtual std::int64_t l2_flush_bytes() const = 0;
-  // Evicts the L2 before a sample, outside its timed window.
+  // Empties the L2 before a sample, outside its timed window.
   virtual void flush_l2() = 0;
+  // How flush_l2() leaves the caches, as a result records it (measurement.cache_preparation:
+  // "flush-<method> <bytes> bytes", l2_flush_method.hpp); "warm" where nothing is flushed.
+  virtual std::string cold_cache_preparation() const = 0;
   // Clocks, temperature, power and slowdown reasons now; unavailable, with the reason, where
   // they cannot be read.
   virtual TelemetrySnapshot telemetry() = 0;

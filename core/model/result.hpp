@@ -57,6 +57,13 @@ struct ClockCheck {
   double recovery_s = 0;           // time spent idle so that clocks recover after a discard
 };
 
+// One phase of an arm's process and the seconds it took (worker/arm.cpp names them).
+struct ArmPhase {
+  std::string name;
+  double seconds = 0;
+  bool operator==(const ArmPhase&) const = default;
+};
+
 struct Measurement {
   std::string timer;  // the timer that measured (never a silent substitute)
   std::vector<double> samples_ns;
@@ -67,6 +74,9 @@ struct Measurement {
   std::vector<std::string> kernel_names;
   bool l2_flushed = false;
   std::int64_t l2_flush_bytes = 0;
+  // How the caches were prepared before each sample: "flush-<method> <bytes> bytes"
+  // (worker/l2_flush_method.hpp) or "warm"; empty in results written before it was recorded.
+  std::string cache_preparation;
   std::string tactic;
   std::string tactic_choice;  // how it was chosen: "tuned over 8 candidates", "cache hit (...)",
                               // "requested", or a re-tune after a rejected cached key, with why
@@ -76,6 +86,9 @@ struct Measurement {
   // turns; waited_s is that time (a worker started ahead waits while the arm before it measures).
   double ready_s = 0;
   double waited_s = 0;
+  // The process's phases in order, from its start to the verification of the output (writing the
+  // result and exiting come after it, and are in the arm's log only); empty in older results.
+  std::vector<ArmPhase> phases;
   ClockCheck clock;
 };
 

@@ -63,12 +63,15 @@ std::string context_before_session() {
 class CudaSession final : public DeviceSession {
  public:
   explicit CudaSession(const std::string& selector)
-      : session_(selector), environment_(probe(selector)) {}
+      : session_(selector, l2_flush_method_from_env()), environment_(probe(selector)) {}
 
   const Environment& environment() const override { return environment_; }
   TimerContext timer_context() const override { return {session_.stream(), session_.device()}; }
   std::int64_t l2_flush_bytes() const override { return session_.flush_bytes(); }
   void flush_l2() override { session_.flush_l2(); }
+  std::string cold_cache_preparation() const override {
+    return flush_cache_preparation(session_.flush_method(), session_.flush_bytes());
+  }
   TelemetrySnapshot telemetry() override { return read_telemetry(environment_.gpu->uuid); }
   // Every GPU sample is clocked (worker/clock_guard.hpp says why).
   std::unique_ptr<SampleClock> sample_clock(int capacity) override {
