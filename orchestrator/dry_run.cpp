@@ -90,7 +90,7 @@ Grid distinct_shapes(const std::vector<Shape>& shapes) {
   Grid g;
   std::set<std::string> seen;
   for (const Shape& s : shapes)
-    if (seen.insert(canonical(s.params)).second) g.shapes.push_back(Shape{s.id, "", s.params, s.timing});
+    if (seen.insert(canonical(s.params)).second) g.shapes.push_back(Shape{s.id, "", s.params, ""});
   return g;
 }
 

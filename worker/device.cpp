@@ -2,6 +2,8 @@
 // CUDA toolkit was found at build time. This is the one file of the worker that asks.
 #include "device.hpp"
 
+#include "l2_flush_method.hpp"
+
 #ifdef ABH_WITH_CUDA
 #include "gpu/cuda_device.hpp"
 #endif

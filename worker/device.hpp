@@ -23,7 +23,8 @@ class DeviceSession {
   virtual const Environment& environment() const = 0;
   // The stream and device ordinal that timers and the plugin's enqueue get (none on the CPU).
   virtual TimerContext timer_context() const = 0;
-  // Bytes one L2 flush writes; 0 when the worker flushes no cache on this device (the CPU).
+  // Bytes of each buffer one L2 flush writes or reads; 0 when the worker flushes no cache on this
+  // device (the CPU).
   virtual std::int64_t l2_flush_bytes() const = 0;
   // How flush_l2 evicts the L2, for the result's cache_preparation (e.g. "memset").
   virtual std::string l2_flush_method() const = 0;

@@ -130,10 +130,13 @@ SampleHooks ArmWork::prepare_only() const {
 
 void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
   const SampleHooks hooks = w.prepare_only();
-  double warm_s = 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto warm_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   int n = 0, batch = std::max(1, s.warmup_iterations);
-  while (n < s.warmup_iterations || warm_s < s.warmup_min_s) {
-    for (double ns : w.timer.measure(batch, hooks, w.iteration)) warm_s += ns * 1e-9;
+  while (n < s.warmup_iterations || warm_s() < s.warmup_min_s) {
+    w.timer.measure(batch, hooks, w.iteration);
     n += batch;
     batch = std::min(2 * batch, kMaxBatch);
     if (n > 1000000) break;

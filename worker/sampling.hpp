@@ -46,8 +46,10 @@ struct ArmWork {
   SampleHooks prepare_only() const;
 };
 
-// At least warmup_iterations and warmup_min_s of measured time, results discarded; batches double
-// so that a microsecond kernel does not pay a timer round trip per iteration.
+// At least warmup_iterations and warmup_min_s of wall time, results discarded; batches double so
+// that a microsecond kernel does not pay a timer round trip per iteration. Wall time, not summed
+// kernel time: what warms up (clocks, caches, a JIT) follows the time the device was kept busy,
+// and 0.05 s of a 2 us kernel's time is 25 000 samples, each paying its flush and synchronisation.
 void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m);
 
 // Samples until the stopping rule holds; fills samples_ns, clock, measured_time_s, stop_reason,

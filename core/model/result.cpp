@@ -87,6 +87,27 @@ std::vector<int> cpu_numbers(const json& j, const char* key, const std::string& 
   return out;
 }
 
+// The phases of an arm: [{"name": ..., "seconds": >= 0}, ...].
+std::vector<ArmPhase> phases_from_json(const json& j, const std::string& where) {
+  if (!j.is_array()) throw Error(where + ": expected an array of {name, seconds}");
+  std::vector<ArmPhase> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    require_object(j[i], w);
+    ArmPhase p{field<std::string>(j[i], "name", w), field<double>(j[i], "seconds", w)};
+    if (p.name.empty() || !(p.seconds >= 0))
+      throw Error(w + ": a phase needs a name and seconds >= 0");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+json to_json(const std::vector<ArmPhase>& phases) {
+  json out = json::array();
+  for (const auto& p : phases) out.push_back({{"name", p.name}, {"seconds", p.seconds}});
+  return out;
+}
+
 }  // namespace
 
 json payload_json(const ArmResult& r) {
@@ -126,6 +147,7 @@ json payload_json(const ArmResult& r) {
            {"min_bytes", m.min_bytes},
            {"ready_s", m.ready_s},
            {"waited_s", m.waited_s},
+           {"phases", to_json(m.phases)},
            {"clock",
             {{"peak_mhz", m.clock.peak_mhz},
              {"floor_mhz", m.clock.floor_mhz},
@@ -201,6 +223,8 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.measurement.ready_s = field<double>(m, "ready_s", mw);
   // Absent in results written before workers were started ahead: they did not wait.
   r.measurement.waited_s = field_or<double>(m, "waited_s", mw, 0.0);
+  // Absent in results written before the phases were recorded.
+  if (m.contains("phases")) r.measurement.phases = phases_from_json(m["phases"], mw + ".phases");
   // Absent in results written before samples were clocked.
   if (m.contains("clock")) {
     const std::string kw = mw + ".clock";

@@ -57,6 +57,13 @@ struct ClockCheck {
   double recovery_s = 0;           // time spent idle so that clocks recover after a discard
 };
 
+// One phase of an arm's process and the seconds it took (worker/arm.cpp names them).
+struct ArmPhase {
+  std::string name;
+  double seconds = 0;
+  bool operator==(const ArmPhase&) const = default;
+};
+
 struct Measurement {
   std::string timer;  // the timer that measured (never a silent substitute)
   std::vector<double> samples_ns;
@@ -68,9 +75,10 @@ struct Measurement {
   bool l2_flushed = false;
   std::int64_t l2_flush_bytes = 0;
   // How the caches were prepared before each timed iteration: "flush-<method> <bytes> bytes" (a
-  // buffer larger than the L2 written outside the timed window), "rotation <S> sets x <B> bytes"
-  // (iterations cycle through S copies of the inputs and outputs, S x B >= 2 x L2), "warm"
-  // (nothing: --warm-l2, or a CPU plugin). Empty in results written before it was recorded.
+  // buffer of >= 2 x the L2 written and/or read outside the timed window,
+  // worker/l2_flush_method.hpp), "rotation <S> sets x <B> bytes" (iterations cycle through S
+  // copies of the inputs and outputs, S x B >= 2 x L2), "warm" (nothing: --warm-l2, or a CPU
+  // plugin). Empty in results written before it was recorded.
   std::string cache_preparation;
   std::string tactic;
   std::string tactic_choice;  // how it was chosen: "tuned over 8 candidates", "cache hit (...)",
@@ -81,6 +89,9 @@ struct Measurement {
   // turns; waited_s is that time (a worker started ahead waits while the arm before it measures).
   double ready_s = 0;
   double waited_s = 0;
+  // The process's phases in order, from its start to the verification of the output (writing the
+  // result and exiting come after it, and are in the arm's log only); empty in older results.
+  std::vector<ArmPhase> phases;
   ClockCheck clock;
 };
 

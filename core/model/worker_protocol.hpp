@@ -50,7 +50,7 @@ inline constexpr const char* kShapesFlag = "--shapes";  // check: a grid file (m
 inline constexpr const char* kTacticFlag = "--tactic";  // check: a tactic each problem must take
 
 // Environment. The orchestrator sets the first two and kPlanDigestEnv on every `run`, a lane on its
-// node the third; kDeviceOpenTurnsEnv and kStartupTraceEnv are hooks for benches and tests.
+// node the third; the others are hooks for benches and tests.
 // Its pid: the worker asks the kernel to kill it when that process dies, and exits at once when
 // it was orphaned before it could ask.
 inline constexpr const char* kParentPidEnv = "ABH_PARENT_PID";
@@ -69,6 +69,11 @@ inline constexpr const char* kDeviceOpenTurnsEnv = "ABH_DEVICE_OPEN_TURNS";
 inline constexpr const char* kDeviceOpenLock = ".device-open.lock";
 // Non-empty and not "0": the worker prints when its first timed iteration is enqueued.
 inline constexpr const char* kStartupTraceEnv = "ABH_STARTUP_TRACE";
+// How a GPU worker empties the L2 before each cold sample: memset, read, memset-read or
+// memset-discard (worker/l2_flush_method.hpp; unset: the default). For benches that compare the
+// methods (bench/cold_clean.sh); every result says which one prepared its cache
+// (measurement.cache_preparation), and provenance refuses a shape whose arms differ.
+inline constexpr const char* kL2FlushEnv = "ABH_L2_FLUSH";
 
 // The worker's files, by path relative to the directory that holds abharness and the worker: the
 // executable, the engine, and the Python front end's script with the package beside it (the

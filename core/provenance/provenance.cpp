@@ -281,22 +281,35 @@ std::map<int, std::vector<NodeRecord>> lane_nodes_of(const RunDirFs& run, const 
   return nodes;
 }
 
-// All arms of a shape are compared with each other, so they must have run on one node, one GPU
-// and the same CPUs: with a launcher that places lanes, a lane restarted elsewhere must not split
-// a shape.
-void check_shape_placement(const Validation& v, std::vector<ProvenanceProblem>& problems) {
-  std::map<std::string, std::pair<std::string, std::string>> first;  // shape -> (file, place)
+// Every arm of a shape that has a result agrees with the shape's first on `what` (a description
+// of the arm); each one that does not is a `rule` problem about `field`.
+template <typename Describe>
+void check_shape_agrees(const Validation& v, const std::string& rule, const std::string& field,
+                        const std::string& whose, Describe what,
+                        std::vector<ProvenanceProblem>& problems) {
+  std::map<std::string, std::pair<std::string, std::string>> first;  // shape -> (file, what)
   for (const auto& o : v.outcomes) {
     if (!o.result) continue;
-    const std::string place = arm_place(o.result->environment, o.result->placement.cpus);
+    const std::string found = what(*o.result);
     std::string rel = result_rel(o.task).generic_string();
-    auto [it, fresh] = first.emplace(o.task.shape, std::pair{rel, place});
-    if (!fresh && it->second.second != place)
+    auto [it, fresh] = first.emplace(o.task.shape, std::pair{rel, found});
+    if (!fresh && it->second.second != found)
       problems.push_back(
-          {"shape-split", rel, "environment",
-           "the node, GPU and CPUs of " + it->second.first + " (" + it->second.second + ")",
-           place});
+          {rule, rel, field, whose + it->second.first + " (" + it->second.second + ")", found});
   }
+}
+
+// All arms of a shape are compared with each other, so they must have run on one node, one GPU
+// and the same CPUs (with a launcher that places lanes, a lane restarted elsewhere must not split
+// a shape), and must have prepared their caches the same way before each sample (a bench may
+// choose the L2 flush through the environment, and a resume may run with another).
+void check_shape_consistency(const Validation& v, std::vector<ProvenanceProblem>& problems) {
+  check_shape_agrees(
+      v, "shape-split", "environment", "the node, GPU and CPUs of ",
+      [](const ArmResult& r) { return arm_place(r.environment, r.placement.cpus); }, problems);
+  check_shape_agrees(
+      v, "shape-cache", "measurement.cache_preparation", "the cache preparation of ",
+      [](const ArmResult& r) { return r.measurement.cache_preparation; }, problems);
 }
 
 // Why an arm has no result: its failure record under logs/ (a crashed, hung or wrong arm), or
@@ -433,7 +446,7 @@ Validation validate_run(const fs::path& run_dir, const Plan& plan_as_read, const
     if (!o.result) o.failure = "result failed provenance validation";
     v.outcomes.push_back(std::move(o));
   }
-  check_shape_placement(v, v.problems);
+  check_shape_consistency(v, v.problems);
   v.result_set_digest = set_digest.hex();
   keep_required_blocks(run_dir, plan, blocks, v);
   return v;

@@ -105,6 +105,7 @@ inline ArmResult fixture_result(const Plan& p, const Task& t) {
   r.telemetry.before.unavailable_reason = "no GPU";
   r.telemetry.after = r.telemetry.before;
   r.measurement.timer = "steady";
+  r.measurement.cache_preparation = "warm";
   double base = 1000;
   for (const auto& other : p.tasks) {
     if (other == t) break;

@@ -25,6 +25,7 @@ TEST_CASE("device: a CPU session has no stream, no flush, no clock and no teleme
   CHECK(t.stream == nullptr);
   CHECK(t.device == -1);
   CHECK(session->l2_flush_bytes() == 0);
+  CHECK(session->l2_flush_method() == "none");
   CHECK(session->sample_clock(1024) == nullptr);
   const TelemetrySnapshot s = session->telemetry();
   CHECK_FALSE(s.available);

@@ -20,6 +20,8 @@ ArmResult sample_result() {
   ArmResult r = test::fixture_result(p, p.tasks[1]);
   r.measurement.clock.sample_mhz = {1500, 1490, 1510};
   r.measurement.clock.peak_mhz = 1980;
+  r.measurement.cache_preparation = "flush-memset 125829120 bytes";
+  r.measurement.phases = {{"start", 0.08}, {"device", 0.12}, {"sampling", 0.4}};
   return r;
 }
 
@@ -46,6 +48,8 @@ TEST_CASE("result: the writer seals the payload with its digest and the reader g
   CHECK(to_json(back) == j);
   CHECK(back.invocation == sample_result().invocation);
   CHECK(back.measurement.clock.sample_mhz == sample_result().measurement.clock.sample_mhz);
+  CHECK(back.measurement.cache_preparation == "flush-memset 125829120 bytes");
+  CHECK(back.measurement.phases == sample_result().measurement.phases);
 }
 
 TEST_CASE("result: the payload digest ignores the recorded digest and follows every other field") {
@@ -103,18 +107,32 @@ TEST_CASE("result: missing and ill-typed fields name where they are") {
     CHECK(error_from(j) ==
           "B.json.correctness: field 'passed': expected true or false, found integer 1");
   }
+  SUBCASE("a phase without a name, or with negative seconds") {
+    j["measurement"]["phases"][1]["name"] = "";
+    CHECK(error_from(j) ==
+          "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
+    j["measurement"]["phases"][1] = {{"name", "device"}, {"seconds", -0.5}};
+    CHECK(error_from(j) ==
+          "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
+    j["measurement"]["phases"] = "device";
+    CHECK(error_from(j) == "B.json.measurement.phases: expected an array of {name, seconds}");
+  }
   SUBCASE("a source identity edited without its digest") {
     j["source"]["commit"] = std::string(40, 'd');
     CHECK(error_from(j).rfind("B.json.source: field 'digest': does not match", 0) == 0);
   }
 }
 
-TEST_CASE("result: results written before clocks and tactic choices were recorded still read") {
+TEST_CASE("result: results written before clocks, tactic choices, cache preparations and phases still read") {
   test::TempDir tmp;
   json j = written(sample_result(), tmp);
   j["measurement"].erase("clock");
   j["measurement"].erase("tactic_choice");
+  j["measurement"].erase("cache_preparation");
+  j["measurement"].erase("phases");
   ArmResult r = result_from_json(j, "B.json");
+  CHECK(r.measurement.cache_preparation.empty());
+  CHECK(r.measurement.phases.empty());
   CHECK(r.measurement.clock.sample_mhz.empty());
   CHECK(r.measurement.clock.peak_mhz == 0);
   CHECK(r.measurement.tactic_choice.empty());

@@ -63,12 +63,14 @@ std::string context_before_session() {
 class CudaSession final : public DeviceSession {
  public:
   explicit CudaSession(const std::string& selector)
-      : session_(selector), environment_(probe(selector)) {}
+      : session_(selector, l2_flush_method_from_env()), environment_(probe(selector)) {}
 
   const Environment& environment() const override { return environment_; }
   TimerContext timer_context() const override { return {session_.stream(), session_.device()}; }
   std::int64_t l2_flush_bytes() const override { return session_.flush_bytes(); }
-  std::string l2_flush_method() const override { return session_.flush_method(); }
+  std::string l2_flush_method() const override {
+    return std::string(l2_flush_method_name(session_.flush_method()));
+  }
   void flush_l2() override { session_.flush_l2(); }
   double free_memory_bytes() override { return session_.free_memory_bytes(); }
   TelemetrySnapshot telemetry() override { return read_telemetry(environment_.gpu->uuid); }

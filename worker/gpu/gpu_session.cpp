@@ -1,4 +1,4 @@
-// GPU selection, environment probe and the per-arm CUDA session (stream + L2 flush buffer).
+// GPU selection, environment probe and the per-arm CUDA session (stream + L2 flush).
 #include "gpu/gpu_session.hpp"
 
 #include <cuda_runtime_api.h>
@@ -10,6 +10,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_owner.hpp"
+#include "gpu/l2_flush.hpp"
 #include "gpu/nvml.hpp"
 
 namespace abh::worker::gpu {
@@ -119,16 +120,15 @@ Environment probe(const std::string& selector) {
   return e;
 }
 
-// Released in reverse order: the flush buffer, then the stream.
+// Released in reverse order: the flush and its buffers, then the stream.
 struct GpuSession::Impl {
   int device = -1;
   Stream stream;
-  DeviceBuffer flush_buf;
-  std::int64_t flush_bytes = 0;
-  unsigned counter = 0;
+  std::unique_ptr<L2Flush> flush;
 };
 
-GpuSession::GpuSession(const std::string& selector) : impl_(std::make_unique<Impl>()) {
+GpuSession::GpuSession(const std::string& selector, L2FlushMethod flush)
+    : impl_(std::make_unique<Impl>()) {
   impl_->device = resolve_device(selector);
   cuda_check(cudaSetDevice(impl_->device), "cudaSetDevice(" + std::to_string(impl_->device) + ")");
   cuda_check(cudaFree(nullptr), "creating the CUDA context");
@@ -136,10 +136,8 @@ GpuSession::GpuSession(const std::string& selector) : impl_(std::make_unique<Imp
   cuda_check(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0),
              "cudaDeviceSetLimit(PersistingL2CacheSize, 0)");
   impl_->stream = create_stream(cudaStreamNonBlocking);
-  impl_->flush_bytes = flush_size_for(impl_->device);
-  impl_->flush_buf = device_alloc(
-      static_cast<size_t>(impl_->flush_bytes),
-      "cudaMalloc of the " + std::to_string(impl_->flush_bytes >> 20) + " MiB L2 flush buffer");
+  impl_->flush = std::make_unique<L2Flush>(flush, impl_->device, flush_size_for(impl_->device),
+                                           impl_->stream.get());
 }
 
 GpuSession::~GpuSession() = default;
@@ -157,21 +155,15 @@ void GpuSession::synchronize() {
 }
 
 void GpuSession::flush_l2() {
-  // A changing byte value keeps every write a real write; the memset runs on the session stream,
-  // so it finishes before the next timed iteration starts and is never inside the timed window.
-  const int value = static_cast<int>(impl_->counter++ % 251u) + 1;
-  cuda_check(cudaMemsetAsync(impl_->flush_buf.get(), value, static_cast<size_t>(impl_->flush_bytes),
-                             impl_->stream.get()),
-             "cudaMemsetAsync (L2 flush)");
-  cuda_check(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
+  impl_->flush->run(impl_->stream.get());
 }
 
 std::int64_t GpuSession::flush_bytes() const {
-  return impl_->flush_bytes;
+  return impl_->flush->bytes();
 }
 
-std::string GpuSession::flush_method() const {
-  return "memset";
+L2FlushMethod GpuSession::flush_method() const {
+  return impl_->flush->method();
 }
 
 double GpuSession::free_memory_bytes() const {

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "l2_flush_method.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
 
@@ -21,7 +22,8 @@ Environment probe(const std::string& selector);
 
 class GpuSession {
  public:
-  explicit GpuSession(const std::string& selector);  // selects the device, creates a stream
+  // Selects the device, creates a stream and the L2 flush of `flush`'s method.
+  GpuSession(const std::string& selector, L2FlushMethod flush);
   ~GpuSession();
   GpuSession(const GpuSession&) = delete;
   GpuSession& operator=(const GpuSession&) = delete;
@@ -29,12 +31,12 @@ class GpuSession {
   int device() const;
   void* stream() const;  // cudaStream_t
   void synchronize();
-  // Evicts L2 by writing a buffer of >= 2x the L2 size on the session's stream (outside any timed
-  // window) and resets persisting L2 lines.
+  // Empties the L2 with the session's flush method on its stream (outside any timed window) and
+  // resets persisting L2 lines.
   void flush_l2();
-  std::int64_t flush_bytes() const;
-  // How flush_l2 evicts the L2, as the result's cache_preparation names it.
-  std::string flush_method() const;
+  std::int64_t flush_bytes() const;  // of each buffer the flush writes or reads: >= 2x the L2
+  // How flush_l2 empties the L2 (l2_flush_method.hpp).
+  L2FlushMethod flush_method() const;
   // cudaMemGetInfo's free bytes on the session's device.
   double free_memory_bytes() const;
 
