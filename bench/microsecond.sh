@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Microsecond Python kernels, abharness beside the usual script in one call: the RMSNorm example
-# (examples/python-rmsnorm: eager PyTorch, about eight kernels, against one Triton kernel) over 14
+# (examples/python-rmsnorm: eager PyTorch, nine kernels at one row, against one Triton kernel) over 14
 # shapes, rows 1..8192 x hidden 4096 and 8192, bf16.
 #   1. abharness A/B/A (baseline eager, candidate Triton) in TIMINGS (default kernel): wall time,
 #      per-shape speedups, and where each Python arm's time goes (its worker log's phases);

@@ -19,8 +19,12 @@ const std::vector<L2FlushMethodInfo>& l2_flush_methods() {
   return methods;
 }
 
+// The read pass: on the H200 (bench/cold_clean.sh, docs/measurements.md) a 64 MiB copy timed cold
+// after it read within 2.2 % of Nsight Compute's --cache-control all, where after a memset it paid
+// 9.6 % more (16 % at 32 MiB) writing back the memset's dirty lines. memset-read and
+// memset-discard did no better and cost more per sample.
 L2FlushMethod default_l2_flush_method() {
-  return L2FlushMethod::memset;
+  return L2FlushMethod::read;
 }
 
 std::string_view l2_flush_method_name(L2FlushMethod m) {

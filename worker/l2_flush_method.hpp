@@ -33,7 +33,7 @@ struct L2FlushMethodInfo {
 
 // Every method, in the order messages list them.
 const std::vector<L2FlushMethodInfo>& l2_flush_methods();
-// Until an H200 measurement chooses another (docs/gpu.md, "Cold and clean"): memset.
+// The read pass, chosen by measurement on the H200 (docs/gpu.md, "Cold and clean").
 L2FlushMethod default_l2_flush_method();
 std::string_view l2_flush_method_name(L2FlushMethod m);
 // The method `name` names; a UsageError naming `where` and every valid name otherwise.

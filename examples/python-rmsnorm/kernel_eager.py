@@ -1,5 +1,5 @@
 """Baseline: RMSNorm in eager PyTorch, in fp32 as the usual reference implementation writes it:
-one kernel per operation (a cast, a square, a mean, an add and rsqrt, two multiplies, a cast)."""
+one kernel per operation (casts, a square, a mean, an add and rsqrt, multiplies and a copy: nine kernels at one row on the H200)."""
 import torch
 
 

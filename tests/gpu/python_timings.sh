@@ -4,7 +4,7 @@
 # Proves that each shape becomes one row per timing with its own arms, that the graph timing
 # captures eager PyTorch through torch's allocator and rotates buffer sets (recorded), that the
 # launch timing includes the host's launcher work (above the kernel timing, more so for the eager
-# baseline of ~8 launches at one row), that every arm verifies, and that report.json aggregates
+# baseline of nine launches at one row), that every arm verifies, and that report.json aggregates
 # per timing only.
 source "$(dirname "$0")/common.bash"
 torch_python

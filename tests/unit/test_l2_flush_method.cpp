@@ -56,7 +56,7 @@ TEST_CASE("l2 flush: an unknown name is refused, naming where it came from and e
       test::error_of([] { parse_l2_flush_method("discard", worker_protocol::kL2FlushEnv); });
   CHECK(e ==
         "ABH_L2_FLUSH is 'discard', which is no L2 flush method: use one of memset, read, "
-        "memset-read, memset-discard, or leave it unset for the default (memset)");
+        "memset-read, memset-discard, or leave it unset for the default (read)");
   CHECK_THROWS_AS(parse_l2_flush_method("", "x"), UsageError);
 }
 
