@@ -1,6 +1,7 @@
 // `abharness report`: re-render the reports of a run (validating it first), and the report flags
 // that run and resume share with it.
 #include "conclude.hpp"
+#include "fraction_option.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/report_render.hpp"
@@ -9,9 +10,9 @@
 namespace abh {
 
 void add_stats_flags(CLI::App& c, StatsOptions& s) {
-  c.add_option("--noise-band", s.noise_band, "relative band treated as no change")
+  add_fraction_option(c, "--noise-band", s.noise_band, "relative band treated as no change")
       ->capture_default_str();
-  c.add_option("--confidence", s.confidence, "confidence level of intervals")
+  add_fraction_option(c, "--confidence", s.confidence, "confidence level of intervals")
       ->capture_default_str();
   c.add_option("--resamples", s.resamples, "bootstrap resamples")->capture_default_str();
   c.add_option("--seed", s.seed, "bootstrap seed")->capture_default_str();
