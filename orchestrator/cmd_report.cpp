@@ -28,7 +28,8 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
              "(docs/exit-codes.md)");
   c.add_flag("--allow-undecided", f.allow_undecided,
              "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
-  c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
+  c.add_flag("-q,--quiet", f.quiet,
+             "no progress line and no table (reports are still written; --print still prints)");
   c.add_option("--color", f.color, "colour the table: auto (on a terminal, unless NO_COLOR is set)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -36,7 +37,8 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
                "format printed on stdout: terminal | markdown | json | csv | svg | pr (json for "
                "CI, pr for a pull-request comment)")
       ->capture_default_str()
-      ->check(CLI::IsMember(report_formats()));
+      ->check(CLI::IsMember(report_formats()))
+      ->each([&f](const std::string&) { f.print_asked = true; });
 }
 
 void add_report_command(CLI::App& app, int& exit_code) {

@@ -7,10 +7,23 @@
 source "$ABH_TESTLIB"
 bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 small_grid
-for id in week1 week2; do
-  expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
-    --runs-root runs --run-id $id "${FAST[@]}" --quiet
-done
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id week1 "${FAST[@]}" --quiet
+[ ! -s "$T/last.out" ] || fail "run --quiet printed on stdout: $(head -3 "$T/last.out")"
+# --quiet silences the table and progress, never what --print asks for.
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id week2 "${FAST[@]}" -q --print json
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/last.out" ||
+  fail "run -q --print json printed no JSON"
+expect_rc 0 "$ABH" report runs/week2 -q --print json
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/last.out" ||
+  fail "report -q --print json printed no JSON"
+expect_rc 0 "$ABH" report runs/week2 -q
+[ ! -s "$T/last.out" ] || fail "report -q printed on stdout"
+expect_rc 0 "$ABH" compare runs/week1 runs/week2 -q --print csv
+grep -q "m32_n32_k32" "$T/last.out" || fail "compare -q --print csv printed no table"
+expect_rc 0 "$ABH" compare runs/week1 runs/week2 -q
+[ ! -s "$T/last.out" ] || fail "compare -q printed on stdout"
 
 expect_rc 0 "$ABH" compare runs/week1 runs/week2 --print markdown --out cmp
 grep -qi "not interleaved" "$T/last.out" || fail "the comparison does not say it is not interleaved"
