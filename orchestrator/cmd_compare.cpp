@@ -14,8 +14,10 @@
 #include "report/comparison.hpp"
 #include "report/report_builder.hpp"
 #include "run_command.hpp"
+#include "system/text.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -92,6 +94,9 @@ int run_compare(const CompareFlags& f) {
     return exit_code::kProvenance;
   }
   const Comparison c = build_comparison(runs);
+  if (!shares_a_shape(c))
+    throw UsageError("compare: the runs share no shape, so nothing can be put side by side (" +
+                     join(c.notes, "; ") + "): compare runs of the same grid and target");
   if (!f.out.empty())
     for (const auto& format : comparison_formats())
       if (format != "terminal")

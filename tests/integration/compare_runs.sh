@@ -74,6 +74,18 @@ grep -qF "copy-of-week1 and runs/week1 are copies of one run (the same run nonce
 expect_rc 2 "$ABH" compare runs/week1
 pass "one run given twice, under any spelling or as a copy, is refused"
 
+# Runs of another repository on other shapes share nothing: compare refuses them (exit 2) and
+# names both repositories.
+cp -r repo other-repo
+echo '{ "schema_version": 1, "shapes": [ { "id": "m24", "params": { "m": 24, "n": 24, "k": 24 } } ] }' >other.json
+expect_rc 0 "$ABH" run --repo other-repo --baseline HEAD~1 --candidate HEAD --grid other.json \
+  --runs-root runs --run-id other "${FAST[@]}" --quiet
+expect_rc 2 "$ABH" compare runs/week1 runs/other
+grep -qF "the runs share no shape" "$T/last.err" || fail "no shape in common is not said"
+grep -qF "the runs measure different repositories: " "$T/last.err" &&
+  grep -qF "other-repo" "$T/last.err" || fail "the differing repositories are not named"
+pass "runs that share no shape are refused, naming their repositories"
+
 # Tamper with one result of week2: compare refuses it by name and compares nothing.
 f=$(ls runs/week2/results/*/*.json | head -1)
 python3 - "$f" <<'PY'
