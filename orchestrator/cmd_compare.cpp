@@ -14,8 +14,10 @@
 #include "report/comparison.hpp"
 #include "report/report_builder.hpp"
 #include "run_command.hpp"
+#include "system/text.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -28,6 +30,7 @@ struct CompareFlags {
   std::string print = "terminal";
   std::string out;
   bool quiet = false;
+  bool print_asked = false;  // --print was given: --quiet does not silence it
 };
 
 // The report of one run, or nothing when it fails validation (its problems are printed).
@@ -91,12 +94,15 @@ int run_compare(const CompareFlags& f) {
     return exit_code::kProvenance;
   }
   const Comparison c = build_comparison(runs);
+  if (!shares_a_shape(c))
+    throw UsageError("compare: the runs share no shape, so nothing can be put side by side (" +
+                     join(c.notes, "; ") + "): compare runs of the same grid and target");
   if (!f.out.empty())
     for (const auto& format : comparison_formats())
       if (format != "terminal")
         write_file_atomic(fs::path(f.out) / ("compare." + comparison_extension(format)),
                           render_comparison(c, format));
-  if (!f.quiet) std::cout << render_comparison(c, f.print);
+  if (!f.quiet || f.print_asked) std::cout << render_comparison(c, f.print);
   if (!f.out.empty())
     std::cerr << "comparison: " << (fs::path(f.out) / "compare.md").string()
               << " (.json .csv .svg)\n";
@@ -115,9 +121,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   add_stats_flags(*c, f->stats);
   c->add_option("--print", f->print, "format printed on stdout")
       ->capture_default_str()
-      ->check(CLI::IsMember(comparison_formats()));
+      ->check(CLI::IsMember(comparison_formats()))
+      ->each([f](const std::string&) { f->print_asked = true; });
   c->add_option("--out", f->out, "also write compare.{md,json,csv,svg} into this directory");
-  c->add_flag("-q,--quiet", f->quiet, "print nothing on stdout (with --out)");
+  c->add_flag("-q,--quiet", f->quiet, "print nothing on stdout unless --print asks (with --out)");
   c->footer(R"(Examples:
   abharness compare runs/h100-run runs/h200-run
   abharness compare runs/last-week runs/today --print markdown --out comparison/

@@ -1,6 +1,7 @@
 // `abharness report`: re-render the reports of a run (validating it first), and the report flags
 // that run and resume share with it.
 #include "conclude.hpp"
+#include "fraction_option.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/report_render.hpp"
@@ -9,9 +10,9 @@
 namespace abh {
 
 void add_stats_flags(CLI::App& c, StatsOptions& s) {
-  c.add_option("--noise-band", s.noise_band, "relative band treated as no change")
+  add_fraction_option(c, "--noise-band", s.noise_band, "relative band treated as no change")
       ->capture_default_str();
-  c.add_option("--confidence", s.confidence, "confidence level of intervals")
+  add_fraction_option(c, "--confidence", s.confidence, "confidence level of intervals")
       ->capture_default_str();
   c.add_option("--resamples", s.resamples, "bootstrap resamples")->capture_default_str();
   c.add_option("--seed", s.seed, "bootstrap seed")->capture_default_str();
@@ -27,7 +28,8 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
              "(docs/exit-codes.md)");
   c.add_flag("--allow-undecided", f.allow_undecided,
              "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
-  c.add_flag("-q,--quiet", f.quiet, "no progress line and no table (reports are still written)");
+  c.add_flag("-q,--quiet", f.quiet,
+             "no progress line and no table (reports are still written; --print still prints)");
   c.add_option("--color", f.color, "colour the table: auto (on a terminal, unless NO_COLOR is set)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -35,7 +37,8 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
                "format printed on stdout: terminal | markdown | json | csv | svg | pr (json for "
                "CI, pr for a pull-request comment)")
       ->capture_default_str()
-      ->check(CLI::IsMember(report_formats()));
+      ->check(CLI::IsMember(report_formats()))
+      ->each([&f](const std::string&) { f.print_asked = true; });
 }
 
 void add_report_command(CLI::App& app, int& exit_code) {

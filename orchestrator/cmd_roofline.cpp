@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "fraction_option.hpp"
 #include "model/grid.hpp"
 #include "model/model_grid.hpp"
 #include "stats/roofline.hpp"
@@ -175,11 +176,11 @@ The model, the GPU table and the default fractions: docs/roofline.md.)");
   sub->add_option("--precision", o->precision,
                   "GEMM precision for shapes whose params have none (e.g. --plain grids): bf16, "
                   "fp8, fp8_block_1x128, fp8_block_128x128, mxfp8, nvfp4");
-  auto* cf = sub->add_option("--compute-fraction", o->compute_fraction,
-                             "achievable fraction of the peak, for every precision")
+  auto* cf = add_fraction_option(*sub, "--compute-fraction", o->compute_fraction,
+                                 "achievable fraction of the peak, for every precision")
                  ->check(CLI::Range(1e-6, 1.0));
-  auto* mf = sub->add_option("--memory-fraction", o->memory_fraction,
-                             "achievable fraction of the memory bandwidth")
+  auto* mf = add_fraction_option(*sub, "--memory-fraction", o->memory_fraction,
+                                 "achievable fraction of the memory bandwidth")
                  ->check(CLI::Range(1e-6, 1.0));
   auto* lf = sub->add_option("--launch-floor-us", o->launch_floor_us,
                              "shortest time any kernel takes, in microseconds")

@@ -6,6 +6,7 @@
 #include "adaptive_sweep.hpp"
 #include "arm_worker.hpp"
 #include "conclude.hpp"
+#include "fraction_option.hpp"
 #include "launcher.hpp"
 #include "new_run_dir.hpp"
 #include "paths.hpp"
@@ -77,7 +78,8 @@ void add_measure_flags(CLI::App& c, MeasureSettings& s) {
   c.add_option("--min-samples", s.min_samples, "minimum samples per arm")->capture_default_str();
   c.add_option("--min-time", s.min_time_s, "minimum measured seconds per arm")
       ->capture_default_str();
-  c.add_option("--max-noise", s.max_noise, "target relative std deviation")->capture_default_str();
+  add_fraction_option(c, "--max-noise", s.max_noise, "target relative std deviation")
+      ->capture_default_str();
   c.add_option("--max-time", s.max_time_s, "per-arm limit on measured seconds")
       ->capture_default_str();
   c.add_option("--max-samples", s.max_samples, "per-arm limit on samples")->capture_default_str();
@@ -85,8 +87,9 @@ void add_measure_flags(CLI::App& c, MeasureSettings& s) {
   c.add_option("--arm-timeout", s.arm_timeout_s, "seconds before a hung worker is killed")
       ->capture_default_str();
   c.add_option("--tactic", s.tactic, "auto (tune) or a tactic key")->capture_default_str();
-  c.add_option("--clock-floor", s.clock_floor,
-               "GPU: discard samples whose SM clock ran below this fraction of peak (0: keep all)")
+  add_fraction_option(c, "--clock-floor", s.clock_floor,
+                      "GPU: discard samples whose SM clock ran below this fraction of peak (0: "
+                      "keep all)")
       ->capture_default_str();
   c.add_option("--clock-recovery", s.clock_recovery_s,
                "GPU: seconds to idle after a discarded sample so clocks recover")

@@ -99,8 +99,9 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   RenderOptions term;
   term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   // Machine-readable output goes to stdout alone (progress and messages are on stderr), so
-  // `abharness run ... --print json > report.json` works in CI.
-  if (!flags.quiet) std::cout << render(report, flags.print, term);
+  // `abharness run ... --print json > report.json` works in CI. What --print asks for is printed
+  // even with --quiet, which silences the rest.
+  if (!flags.quiet || flags.print_asked) std::cout << render(report, flags.print, term);
   std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg .pr.md)\n"
             << "result-set digest: " << v.result_set_digest << "\n";
   return gate_exit_code(report, v, run_dir, flags);

@@ -8,6 +8,7 @@
 #include "exit_codes.hpp"
 #include "run_command.hpp"
 #include "system/error.hpp"
+#include "usage_hints.hpp"
 
 int main(int argc, char** argv) {
   using namespace abh;
@@ -26,8 +27,8 @@ int main(int argc, char** argv) {
   abharness doctor                    # binaries, toolchains, GPUs, clocks and throttling
   abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json
 Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete sweep, 5 regression
-and 6 undecided (both with --fail-on-regression; docs/exit-codes.md). `abharness <command> --help`
-shows each command's options.)");
+and 6 undecided (both with --fail-on-regression; docs/exit-codes.md). `abharness help <command>`
+(or `abharness <command> --help`) shows each command's options.)");
   int code = exit_code::kSuccess;
   add_run_command(app, code);
   add_resume_command(app, code);
@@ -40,9 +41,13 @@ shows each command's options.)");
   add_grid_command(app);
   add_roofline_command(app);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = expand_help_verb(app, {argv, argv + argc});
+    std::vector<const char*> args_c;
+    for (const std::string& a : args) args_c.push_back(a.c_str());
+    app.parse(static_cast<int>(args_c.size()), args_c.data());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
+    if (rc != 0) std::cerr << did_you_mean(app);
     return rc == 0 ? 0 : exit_code::kUsage;
   } catch (const ProvenanceError& e) {
     std::cerr << "abharness: provenance validation FAILED: " << e.what() << std::endl;

@@ -22,6 +22,7 @@ struct ReportFlags {
   bool quiet = false;
   std::string color = "auto";      // auto | always | never
   std::string print = "terminal";  // the format printed on stdout: any report format
+  bool print_asked = false;        // --print was given: --quiet does not silence it
 };
 void add_report_flags(CLI::App& cmd, ReportFlags& f);  // cmd_report.cpp
 // --noise-band, --confidence, --resamples, --seed, --raw-clocks alone (also for `compare`).

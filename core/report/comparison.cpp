@@ -1,5 +1,7 @@
 #include "report/comparison.hpp"
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 
@@ -71,7 +73,31 @@ void label_runs(std::vector<ComparedRun>& runs) {
   for (auto& r : runs) r.label = uses[r.run_id] > 1 ? r.run_id + " (" + r.run_dir + ")" : r.run_id;
 }
 
+// The repositories and targets of the runs, where they differ: the same shape id in two kernels'
+// repositories, or two plugins of one, is not the same measurement.
+std::vector<std::string> source_differences(const std::vector<RunToCompare>& runs) {
+  std::set<std::string> repos, targets;
+  for (const auto& r : runs)
+    repos.insert(r.report.provenance.repo), targets.insert(r.report.provenance.plugin_target);
+  std::vector<std::string> notes;
+  if (repos.size() > 1)
+    notes.push_back("the runs measure different repositories: " +
+                    join({repos.begin(), repos.end()}, ", "));
+  if (targets.size() > 1)
+    notes.push_back("the runs measure different targets: " +
+                    join({targets.begin(), targets.end()}, ", "));
+  return notes;
+}
+
 }  // namespace
+
+bool shares_a_shape(const Comparison& c) {
+  for (const auto& s : c.shapes)
+    if (std::count_if(s.runs.begin(), s.runs.end(), [](const auto& cell) { return bool(cell); }) >
+        1)
+      return true;
+  return false;
+}
 
 Comparison build_comparison(const std::vector<RunToCompare>& runs) {
   if (runs.size() < 2) throw UsageError("a comparison needs at least two runs");
@@ -88,7 +114,8 @@ Comparison build_comparison(const std::vector<RunToCompare>& runs) {
     }
   }
   label_runs(c.runs);
-  c.notes = differences(c.runs, c.shapes);
+  c.notes = source_differences(runs);
+  for (std::string& note : differences(c.runs, c.shapes)) c.notes.push_back(std::move(note));
   return c;
 }
 

@@ -54,8 +54,8 @@ struct Comparison {
   StatsOptions stats;  // the options every run's report was computed with
   std::vector<ComparedRun> runs;
   std::vector<ComparedShape> shapes;  // every shape of any run, matched by id, in first-seen order
-  // What differs between the runs besides the machine and the time (the revisions compared, the
-  // shapes measured): one sentence each.
+  // What differs between the runs besides the machine and the time (the repositories and targets
+  // measured, the revisions compared, the shapes measured): one sentence each.
   std::vector<std::string> notes;
   bool operator==(const Comparison&) const = default;
 };
@@ -68,6 +68,10 @@ struct RunToCompare {
 
 // `runs` in the order given; two of them may share a run id, never a directory.
 Comparison build_comparison(const std::vector<RunToCompare>& runs);
+
+// Whether some shape was measured by two or more of the runs: without one there is nothing to put
+// side by side.
+bool shares_a_shape(const Comparison& c);
 
 json to_json(const Comparison& c);
 Comparison comparison_from_json(const json& j, const std::string& where);

@@ -1,5 +1,6 @@
 #include "system/text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace abh {
@@ -98,6 +99,37 @@ std::string printable(std::string_view s) {
 
 std::string quote(std::string_view s) {
   return "'" + printable(s) + "'";
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // d[i][j]: edits from a's first i characters to b's first j (optimal string alignment).
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  std::vector<std::string> extending;
+  for (const std::string& c : candidates)
+    if (c.size() > word.size() && c.compare(0, word.size(), word) == 0) extending.push_back(c);
+  // "--" begins every long option: a prefix must say more than that to pick one.
+  if (extending.size() == 1 && word.find_first_not_of('-') != std::string_view::npos)
+    return extending.front();
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) best = c, best_distance = d;
+  }
+  return best;
 }
 
 }  // namespace abh

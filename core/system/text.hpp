@@ -23,4 +23,13 @@ std::string quote(std::string_view s);
 // surrogates and code points above U+10FFFF count as malformed), or npos when all of it is.
 std::size_t invalid_utf8_at(std::string_view s);
 
+// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`: "rnu" is 1 from
+// "run".
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate a mistyped `word` most likely meant, for "did you mean": the one candidate that
+// `word` begins (--base for --baseline), else the nearest within a third of the word's length (at
+// least 2 edits), else "" when none is near enough to be worth suggesting.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
 }  // namespace abh

@@ -4,6 +4,18 @@ expect_rc 0 "$ABH" --help
 grep -q "Examples:" "$T/last.out" || fail "abharness --help has no examples"
 expect_rc 0 "$ABH" run --help
 grep -q "abharness run --baseline" "$T/last.out" || fail "run --help has no example"
+# `help VERB` prints what `VERB --help` prints; typos are answered with what was likely meant.
+expect_rc 0 "$ABH" help run
+cp "$T/last.out" help_run.out
+expect_rc 0 "$ABH" run --help
+cmp -s help_run.out "$T/last.out" || fail "help run differs from run --help"
+expect_rc 2 "$ABH" rnu
+grep -qF "unknown command 'rnu': did you mean 'run'?" "$T/last.err" || fail "no suggestion for rnu"
+expect_rc 2 "$ABH" help rnu
+grep -qF "did you mean 'run'?" "$T/last.err" || fail "no suggestion for help rnu"
+expect_rc 2 "$ABH" run --base HEAD --candidate HEAD
+grep -qF "unknown option '--base': did you mean --baseline?" "$T/last.err" ||
+  fail "no suggestion for --base"
 # The worker's bad invocations are usage errors too (exit 2, which the orchestrator reads), not
 # CLI11's own codes.
 expect_rc 2 "$WORKER" run --run-dir "$T"

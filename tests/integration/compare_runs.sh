@@ -7,10 +7,23 @@
 source "$ABH_TESTLIB"
 bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 small_grid
-for id in week1 week2; do
-  expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
-    --runs-root runs --run-id $id "${FAST[@]}" --quiet
-done
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id week1 "${FAST[@]}" --quiet
+[ ! -s "$T/last.out" ] || fail "run --quiet printed on stdout: $(head -3 "$T/last.out")"
+# --quiet silences the table and progress, never what --print asks for.
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id week2 "${FAST[@]}" -q --print json
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/last.out" ||
+  fail "run -q --print json printed no JSON"
+expect_rc 0 "$ABH" report runs/week2 -q --print json
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/last.out" ||
+  fail "report -q --print json printed no JSON"
+expect_rc 0 "$ABH" report runs/week2 -q
+[ ! -s "$T/last.out" ] || fail "report -q printed on stdout"
+expect_rc 0 "$ABH" compare runs/week1 runs/week2 -q --print csv
+grep -q "m32_n32_k32" "$T/last.out" || fail "compare -q --print csv printed no table"
+expect_rc 0 "$ABH" compare runs/week1 runs/week2 -q
+[ ! -s "$T/last.out" ] || fail "compare -q printed on stdout"
 
 expect_rc 0 "$ABH" compare runs/week1 runs/week2 --print markdown --out cmp
 grep -qi "not interleaved" "$T/last.out" || fail "the comparison does not say it is not interleaved"
@@ -60,6 +73,18 @@ grep -qF "copy-of-week1 and runs/week1 are copies of one run (the same run nonce
   fail "a copy of one run: $(cat "$T/last.err")"
 expect_rc 2 "$ABH" compare runs/week1
 pass "one run given twice, under any spelling or as a copy, is refused"
+
+# Runs of another repository on other shapes share nothing: compare refuses them (exit 2) and
+# names both repositories.
+cp -r repo other-repo
+echo '{ "schema_version": 1, "shapes": [ { "id": "m24", "params": { "m": 24, "n": 24, "k": 24 } } ] }' >other.json
+expect_rc 0 "$ABH" run --repo other-repo --baseline HEAD~1 --candidate HEAD --grid other.json \
+  --runs-root runs --run-id other "${FAST[@]}" --quiet
+expect_rc 2 "$ABH" compare runs/week1 runs/other
+grep -qF "the runs share no shape" "$T/last.err" || fail "no shape in common is not said"
+grep -qF "the runs measure different repositories: " "$T/last.err" &&
+  grep -qF "other-repo" "$T/last.err" || fail "the differing repositories are not named"
+pass "runs that share no shape are refused, naming their repositories"
 
 # Tamper with one result of week2: compare refuses it by name and compares nothing.
 f=$(ls runs/week2/results/*/*.json | head -1)

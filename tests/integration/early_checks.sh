@@ -1,8 +1,9 @@
 # Everything that can be checked is checked before anything is built or written, and a start that
 # fails before its first arm leaves no run directory (docs/provenance.md, "Checked before anything
 # is built"). Each case: the exit code, a message naming the fix, and no run directory left:
-#  - statistics options out of range (--noise-band 0.7 and 2, --confidence 1.5 and 95), alone and
-#    with --until-decided, and --cpus "": refused before anything is built;
+#  - statistics options out of range (--noise-band 0.7, 2 and 70%, --confidence 0.4 and 95,
+#    --max-noise 300%, --clock-floor 97), alone and with --until-decided, and --cpus "": refused
+#    before anything is built, a bare value above 1 with its fix as a percentage and a fraction;
 #  - --until-decided so large that plan.json would exceed what its reader accepts: refused up front
 #    with the largest value that fits, which is accepted;
 #  - a grid parameter the plugin does not know, a tactic it does not have, a timer that cannot time
@@ -40,12 +41,18 @@ refused_early() {
 refused_early "noise band 0.7" "${args[@]}" --noise-band 0.7
 says "--noise-band 0.7 is out of range: give a fraction in [0, 0.5)"
 refused_early "noise band 2" "${args[@]}" --noise-band 2
-says "--noise-band 2 is out of range"
-says "a fraction, not a percentage: 0.02 for 2%"
-refused_early "confidence 1.5" "${args[@]}" --confidence 1.5
-says "--confidence 1.5 is out of range: give a level in (0.5, 1), e.g. 0.95"
+says "--noise-band: '2' is a fraction above 1; if a percentage was meant, write 2% or 0.02"
+# A percentage is the fraction it names: 70% is 0.7, out of range as 0.7 is.
+refused_early "noise band 70%" "${args[@]}" --noise-band 70%
+says "--noise-band 0.7 is out of range"
+refused_early "max noise 300%" "${args[@]}" --max-noise 300%
+says "--max-noise must be in (0, 1)"
+refused_early "clock floor 97" "${args[@]}" --clock-floor 97
+says "--clock-floor: '97' is a fraction above 1; if a percentage was meant, write 97% or 0.97"
+refused_early "confidence 0.4" "${args[@]}" --confidence 0.4
+says "--confidence 0.4 is out of range: give a level in (0.5, 1), e.g. 0.95"
 refused_early "confidence 95" "${args[@]}" --confidence 95
-says "a fraction, not a percentage: 0.95 for 95%"
+says "--confidence: '95' is a fraction above 1; if a percentage was meant, write 95% or 0.95"
 # With --until-decided the band would be written into the plan as the adaptive rule's.
 refused_early "noise band with --until-decided" "${args[@]}" --noise-band 0.7 --until-decided 2
 says "--noise-band 0.7 is out of range"

@@ -62,6 +62,25 @@ TEST_CASE("comparison: runs of different revisions are said to be so") {
   CHECK(c.notes[0].rfind("the runs compare different candidate revisions: ", 0) == 0);
 }
 
+TEST_CASE("comparison: runs of different repositories or targets are said to be so") {
+  auto runs = two_runs();
+  runs[0].report.provenance.repo = "/src/kernels-a";
+  runs[1].report.provenance.repo = "/src/kernels-b";
+  runs[1].report.provenance.plugin_target = "other";
+  Comparison c = build_comparison(runs);
+  REQUIRE(c.notes.size() >= 2);
+  CHECK(c.notes[0] == "the runs measure different repositories: /src/kernels-a, /src/kernels-b");
+  CHECK(c.notes[1].rfind("the runs measure different targets: ", 0) == 0);
+  CHECK(c.notes[1].find("other") != std::string::npos);
+}
+
+TEST_CASE("comparison: runs that share no shape are told apart from runs that share one") {
+  auto runs = two_runs();
+  CHECK(shares_a_shape(build_comparison(runs)));
+  for (auto& row : runs[1].report.shapes) row.shape = "other-" + row.shape;
+  CHECK_FALSE(shares_a_shape(build_comparison(runs)));
+}
+
 TEST_CASE("comparison: the JSON mapping round-trips and matches its schema") {
   Comparison c = build_comparison(two_runs());
   json j = to_json(c);
