@@ -122,6 +122,9 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
       ->required();
   c.add_option("--grid", p.grid, "shapes file (JSON; `abharness grid` writes one)")
       ->check(CLI::ExistingFile);
+  c.add_option("--shapes", p.shapes,
+               "plan only these shapes of the grid: ids or shell patterns, comma-separated "
+               "(m1_*,m4096_n4096_k4096); each must match a shape");
   c.add_option("--repo", p.repo, "kernel repository with abharness.json at its root")
       ->capture_default_str();
   c.add_option("--target", p.target, "plugin key in the repository's abharness.json")
@@ -163,7 +166,7 @@ void refuse_empty_values(const CLI::App& c, const RunFlags& f) {
   const std::pair<const char*, const std::string*> options[] = {
       {"--cpus", &f.plan.cpus},     {"--python", &f.plan.python}, {"--run-id", &f.run_id},
       {"--resume", &f.resume_dir},  {"--repo", &f.plan.repo},     {"--runs-root", &f.runs_root},
-      {"--target", &f.plan.target}, {"--gpus", &f.plan.gpus}};
+      {"--target", &f.plan.target}, {"--gpus", &f.plan.gpus},     {"--shapes", &f.plan.shapes}};
   for (const auto& [name, value] : options)
     if (c.count(name) && value->empty())
       throw UsageError(std::string(name) + " \"\": give it a value, or leave " + name +

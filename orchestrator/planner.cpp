@@ -12,6 +12,7 @@
 #include "gpu_presence.hpp"
 #include "interpreter_probe.hpp"
 #include "launcher.hpp"
+#include "model/shape_filter.hpp"
 #include "model/timing.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
@@ -155,9 +156,8 @@ namespace {
 void refuse_cpu_timings(const Plan& plan) {
   for (const std::string& t : parse_timings(plan.settings.timing))
     for (const Variant& v : plan.variants)
-      if (const std::string why = timing_refusal(t, v.device == "cuda", v.name + " (" +
-                                                                             plan.plugin_target +
-                                                                             ")");
+      if (const std::string why =
+              timing_refusal(t, v.device == "cuda", v.name + " (" + plan.plugin_target + ")");
           !why.empty())
         throw UsageError("--timing " + plan.settings.timing + ": " + why);
 }
@@ -168,6 +168,7 @@ ResolvedRequest resolve_request(const PlanRequest& req) {
   check_options(req);
   ResolvedRequest r;
   r.grid = load_grid(req.grid);
+  r.grid.shapes = filter_shapes(r.grid.shapes, parse_shape_filter(req.shapes), req.grid);
   check_schedule(req, r.grid.shapes);
   r.repo = fs::absolute(req.repo).lexically_normal();
   if (!fs::exists(r.repo)) throw UsageError("--repo " + r.repo.string() + " does not exist");
@@ -312,6 +313,7 @@ Plan plan_header(const PlanRequest& req, const ResolvedRequest& resolved, const 
   plan.repo = resolved.repo.string();
   plan.plugin_target = req.target;
   plan.command = req.argv;
+  plan.shape_filter = parse_shape_filter(req.shapes);
   plan.worker_sha256 =
       worker_protocol::worker_digest(worker_protocol::worker_files(worker.parent_path()));
   return plan;

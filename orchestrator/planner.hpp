@@ -25,7 +25,8 @@ namespace abh {
 struct PlanRequest {
   std::string repo = ".";
   std::string baseline, candidate;
-  std::string grid;  // path of the shapes file
+  std::string grid;    // path of the shapes file
+  std::string shapes;  // --shapes: ids or patterns of the grid's shapes to plan (empty: all)
   std::string target = "cpu";
   std::string gpus = "0";  // --gpus: indices or UUIDs, comma-separated
   std::string python;      // --python: the interpreter of Python plugins (empty: the default)
@@ -45,9 +46,10 @@ struct ResolvedRequest {
   SourceIdentity baseline, candidate;
 };
 
-// Checks every option (preflight.hpp), reads the grid, checks the schedule against it (the plan
-// must fit what its reader accepts) and resolves both revisions to identities once: from here on
-// "baseline" means this commit (and digest), whatever the branch name later points to. Throws
+// Checks every option (preflight.hpp), reads the grid and keeps the shapes --shapes selects
+// (shape_filter.hpp; UsageError for a pattern matching none), checks the schedule against it (the
+// plan must fit what its reader accepts) and resolves both revisions to identities once: from here
+// on "baseline" means this commit (and digest), whatever the branch name later points to. Throws
 // UsageError naming the flag.
 ResolvedRequest resolve_request(const PlanRequest& req);
 
@@ -97,7 +99,8 @@ int resolve_start_ahead(const std::string& value, bool cuda, bool python);
 // `run --resume` with flags (same_sweep.cpp): they must describe the plan's sweep, or they would be
 // ignored. Compared with the plan: the measurement settings, the revisions as typed, --repo,
 // --target, the schedule (--schedule, --rounds, --schedule-seed, --until-decided), the launcher
-// options, --start-ahead, and when given --grid, --python, --cpus (the placement they make) and
+// options, --start-ahead, and when given --shapes (the plan's patterns), --grid (filtered by the
+// plan's patterns), --python, --cpus (the placement they make) and
 // for a CUDA plan --gpus (resolved through `worker`). Throws UsageError naming the flag, the
 // value given and the plan's.
 void check_same_sweep(const std::filesystem::path& run_dir, const Plan& plan,

@@ -1,6 +1,7 @@
 // `run --resume` with flags: each flag that decides the plan must describe the plan's sweep, or
 // it would be silently ignored (the plan is never edited). planner.hpp lists what is compared.
 #include "launcher.hpp"
+#include "model/shape_filter.hpp"
 #include "model/timing.hpp"
 #include "placement.hpp"
 #include "planner.hpp"
@@ -76,6 +77,32 @@ void check_gpus_flag(const fs::path& run_dir, const Plan& plan, const std::strin
   }
 }
 
+// --shapes, when given, must be the plan's filter; --grid, when given, filtered by the plan's
+// patterns (so --shapes need not be repeated) must give the plan's shapes.
+void check_grid_flags(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested) {
+  const std::string planned_filter = join(plan.shape_filter, ",");
+  if (!requested.shapes.empty() && parse_shape_filter(requested.shapes) != plan.shape_filter)
+    refuse_flag(run_dir, "--shapes " + quote(requested.shapes),
+                plan.shape_filter.empty() ? "whole grid (no --shapes)"
+                                          : "--shapes " + quote(planned_filter));
+  if (requested.grid.empty()) return;
+  // A shape of a plan written before timings were recorded has none: it timed kernels.
+  std::vector<Shape> planned = plan.shapes;
+  for (Shape& s : planned) s.timing = shape_timing(s);
+  std::vector<Shape> shapes = load_grid(requested.grid).shapes;
+  try {
+    shapes = filter_shapes(shapes, plan.shape_filter, requested.grid);
+  } catch (const UsageError&) {
+    shapes.clear();  // a pattern of the plan matches nothing in this grid: it is another grid
+  }
+  if (expand_timings(shapes, parse_timings(plan.settings.timing)) != planned)
+    throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
+                     " differs from the plan's shapes" +
+                     (plan.shape_filter.empty() ? std::string()
+                                                : " (those of its grid matching --shapes " +
+                                                      quote(planned_filter) + ")"));
+}
+
 }  // namespace
 
 void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested,
@@ -108,13 +135,7 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
                      std::to_string(plan.schedule.start_ahead));
   check_cpus_flag(run_dir, plan, requested.cpus);
   check_gpus_flag(run_dir, plan, requested.gpus, worker);
-  // A shape of a plan written before timings were recorded has none: it timed kernels.
-  std::vector<Shape> planned = plan.shapes;
-  for (Shape& s : planned) s.timing = shape_timing(s);
-  if (!requested.grid.empty() && expand_timings(load_grid(requested.grid).shapes,
-                                                parse_timings(plan.settings.timing)) != planned)
-    throw UsageError("cannot resume " + run_dir.string() + ": --grid " + requested.grid +
-                     " differs from the plan's shapes");
+  check_grid_flags(run_dir, plan, requested);
 }
 
 }  // namespace abh

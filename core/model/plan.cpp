@@ -5,12 +5,12 @@
 #include <random>
 
 #include "model/plan_index.hpp"
+#include "model/timing.hpp"
 #include "system/error.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 #include "system/text.hpp"
 #include "system/version.hpp"
-#include "model/timing.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -120,8 +120,8 @@ Shape plan_shape_from_json(const json& j, const std::string& where) {
                 join(names, ", ") + ")");
   const auto at = s.id.rfind('@');
   if (at != std::string::npos && s.id.substr(at + 1) != shape_timing(s))
-    throw Error(where + ": shape id " + quote(s.id) + " names another timing than its field "
-                "'timing' (" + quote(s.timing) + ")");
+    throw Error(where + ": shape id " + quote(s.id) +
+                " names another timing than its field 'timing' (" + quote(s.timing) + ")");
   return s;
 }
 
@@ -196,6 +196,7 @@ json to_json(const Plan& p) {
          {"placement_notes", p.placement_notes},
          {"launcher", abh::to_json(p.launcher)}};
   if (p.python) j["python"] = to_json(*p.python);
+  if (!p.shape_filter.empty()) j["shape_filter"] = p.shape_filter;
   return j;
 }
 
@@ -219,8 +220,8 @@ Plan plan_from_json(const json& j, const std::string& where) {
     p.variants.push_back(variant_from_json(vs[i], where + ".variants[" + std::to_string(i) + "]"));
   const auto& ss = array_field(j, "shapes", where);
   for (size_t i = 0; i < ss.size(); ++i)
-    p.shapes.push_back(
-        plan_shape_from_json(ss[i], where + ".shapes[" + std::to_string(i) + "]"));
+    p.shapes.push_back(plan_shape_from_json(ss[i], where + ".shapes[" + std::to_string(i) + "]"));
+  if (j.contains("shape_filter")) p.shape_filter = string_array(j, "shape_filter", where);
   p.settings = measure_settings_from_json(object_field(j, "settings", where), where + ".settings");
   p.schedule = schedule_options_from_json(object_field(j, "schedule", where), where + ".schedule");
   const auto& ts = array_field(j, "tasks", where);

@@ -53,6 +53,9 @@ struct Plan {
   std::string worker_sha256;
   std::vector<Variant> variants;
   std::vector<Shape> shapes;
+  // The patterns of `run --shapes` that chose `shapes` from the grid (shape_filter.hpp); empty
+  // when the whole grid was planned. Absent from the JSON when empty.
+  std::vector<std::string> shape_filter;
   MeasureSettings settings;
   ScheduleOptions schedule;
   std::vector<Task> tasks;

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "model/plan.hpp"
+#include "model/timing.hpp"
 #include "plan_request_fixture.hpp"
 #include "planner.hpp"
 #include "preflight.hpp"
@@ -59,6 +60,23 @@ TEST_CASE("preflight: every option is checked before anything is built") {
     CHECK(r.refusal() == "--until-decided must be >= 0");
   }
   CHECK_FALSE(fs::exists(r.tmp.path() / "runs"));
+}
+
+TEST_CASE("preflight: --shapes selects grid shapes before timings expand them, typos refused") {
+  Request r;
+  write_grid(r.tmp.path() / "grid.json", {32, 64, 96});
+  r.req.shapes = "m64,m9*";
+  r.req.settings.timing = "kernel,graph";
+  const ResolvedRequest resolved = resolve_request(r.req);
+  std::vector<std::string> ids;
+  for (const Shape& s : expand_timings(resolved.grid.shapes, parse_timings(r.req.settings.timing)))
+    ids.push_back(s.id);
+  CHECK(ids == std::vector<std::string>{"m64@kernel", "m64@graph", "m96@kernel", "m96@graph"});
+  r.req.shapes = "m64,m128";
+  CHECK(r.refusal() == "--shapes 'm64,m128': pattern 'm128' matches no shape of the grid '" +
+                           r.req.grid +
+                           "' (its ids: m32, m64, m96); give shape ids or fnmatch "
+                           "patterns such as m1_*");
 }
 
 TEST_CASE("preflight: a plan larger than its reader accepts is refused with what fits") {
