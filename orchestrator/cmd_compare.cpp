@@ -14,7 +14,6 @@
 #include "report/comparison.hpp"
 #include "report/report_builder.hpp"
 #include "run_command.hpp"
-#include "system/text.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/text.hpp"

@@ -383,8 +383,8 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   log.at() << "plugin loaded" << std::endl;
   r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda(), a.settings.timing);
   std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
-            << a.task.variant << ") plugin " << plugin.name() << ", timing "
-            << a.settings.timing << ", timer " << r.measurement.timer << std::endl;
+            << a.task.variant << ") plugin " << plugin.name() << ", timing " << a.settings.timing
+            << ", timer " << r.measurement.timer << std::endl;
 
   // Started ahead: the GPU is the arm before's until its process has ended; nothing of this arm
   // goes onto the device before then (docs/method.md, "Starting the next arm ahead").

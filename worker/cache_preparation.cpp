@@ -56,8 +56,8 @@ CachePlan plan_cache(const CacheFacts& f) {
   if (f.offers_sets) {
     p.kind = CachePlan::Kind::rotation;
     p.sets = choose_buffer_sets(f.l2_bytes, f.set_bytes, f.free_bytes, f.shape);
-    p.description = "rotation " + std::to_string(p.sets) + " sets x " + bytes_text(f.set_bytes) +
-                    " bytes";
+    p.description =
+        "rotation " + std::to_string(p.sets) + " sets x " + bytes_text(f.set_bytes) + " bytes";
     return p;
   }
   if (f.timing == kTimingGraph)

@@ -18,15 +18,15 @@ inline constexpr int kMaxBufferSets = 65536;
 
 // What the arm knows when it chooses.
 struct CacheFacts {
-  std::string timing;              // kernel | graph | launch (model/timing.hpp)
-  bool warm_l2 = false;            // --warm-l2
-  std::int64_t flush_bytes = 0;    // what a flush writes; 0: the device flushes nothing (CPU)
-  std::string flush_method;        // e.g. "memset"
-  bool offers_sets = false;        // ABH_CAP_BUFFER_SETS
-  double set_bytes = 0;            // buffer_set_bytes(), when offered
-  double l2_bytes = 0;             // the GPU's L2
-  double free_bytes = 0;           // device memory free with set 0 made
-  std::string shape;               // names the shape in a refusal
+  std::string timing;            // kernel | graph | launch (model/timing.hpp)
+  bool warm_l2 = false;          // --warm-l2
+  std::int64_t flush_bytes = 0;  // what a flush writes; 0: the device flushes nothing (CPU)
+  std::string flush_method;      // e.g. "memset"
+  bool offers_sets = false;      // ABH_CAP_BUFFER_SETS
+  double set_bytes = 0;          // buffer_set_bytes(), when offered
+  double l2_bytes = 0;           // the GPU's L2
+  double free_bytes = 0;         // device memory free with set 0 made
+  std::string shape;             // names the shape in a refusal
   std::string plugin;
 };
 

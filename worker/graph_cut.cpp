@@ -12,8 +12,9 @@ namespace {
 // Every kernel of the replay came from one graph, each node once, with timestamps.
 void check_replay(const std::vector<KernelSpan>& ks) {
   if (ks.empty())
-    throw Error("CUPTI saw no kernel in the graph replay: the graph launched nothing, or its "
-                "launches were not recorded — refusing to report a time");
+    throw Error(
+        "CUPTI saw no kernel in the graph replay: the graph launched nothing, or its "
+        "launches were not recorded — refusing to report a time");
   std::set<std::uint64_t> nodes;
   for (const KernelSpan& k : ks) {
     if (k.graph_id == 0)
@@ -23,14 +24,14 @@ void check_replay(const std::vector<KernelSpan>& ks) {
                   "iterations — refusing to report a time");
     if (k.graph_id != ks.front().graph_id)
       throw Error("the kernels of one replay came from two graphs (ids " +
-                  std::to_string(ks.front().graph_id) + " and " + std::to_string(k.graph_id) +
-                  ")");
+                  std::to_string(ks.front().graph_id) + " and " + std::to_string(k.graph_id) + ")");
     if (!nodes.insert(k.graph_node_id).second)
       throw Error("graph node " + std::to_string(k.graph_node_id) + " (" + k.name +
                   ") ran twice in one replay");
     if (k.start == 0 && k.end == 0)
       throw Error("CUPTI kernel record for " + k.name + " has no timestamps (start = end = 0)");
-    if (k.end < k.start) throw Error("CUPTI kernel record for " + k.name + " ends before it starts");
+    if (k.end < k.start)
+      throw Error("CUPTI kernel record for " + k.name + " ends before it starts");
   }
 }
 
@@ -50,7 +51,8 @@ IterationCut cut_iterations(std::vector<KernelSpan> ks, int iterations) {
   const std::size_t n = static_cast<std::size_t>(iterations);
   if (ks.size() % n != 0)
     throw Error("the graph replay ran " + std::to_string(ks.size()) + " kernels for " +
-                std::to_string(n) + " iterations: the number of kernels per iteration varies, so "
+                std::to_string(n) +
+                " iterations: the number of kernels per iteration varies, so "
                 "they cannot be told apart — a capturable problem launches the same kernels "
                 "every iteration");
   std::stable_sort(ks.begin(), ks.end(),

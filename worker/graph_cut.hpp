@@ -18,8 +18,8 @@ namespace abh::worker {
 struct KernelSpan {
   std::uint64_t start = 0, end = 0;  // ns, CUPTI's clock
   std::string name;
-  std::uint32_t graph_id = 0;        // 0: not launched by a graph
-  std::uint64_t graph_node_id = 0;   // the graph node that launched it
+  std::uint32_t graph_id = 0;       // 0: not launched by a graph
+  std::uint64_t graph_node_id = 0;  // the graph node that launched it
 };
 
 struct IterationCut {

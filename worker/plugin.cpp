@@ -18,22 +18,21 @@ void check(int status, const ErrBuf& err, const std::string& what) {
 
 // A table must speak an ABI version this worker loads (1 or 2) and fill every required entry.
 // `v2`: the table came as a version-2 table (abh_plugin_entry_v2, or a front end's that says 2).
-const abh_plugin_v1* checked_table(const abh_plugin_v1* table, bool v2,
-                                   const std::string& origin) {
+const abh_plugin_v1* checked_table(const abh_plugin_v1* table, bool v2, const std::string& origin) {
   if (!table)
-    throw PluginError(ABH_ERR_RUNTIME, origin + ": no plugin table (" +
-                                           (v2 ? ABH_PLUGIN_ENTRY_V2_SYMBOL
-                                               : ABH_PLUGIN_ENTRY_SYMBOL) +
-                                           " returned NULL)");
+    throw PluginError(ABH_ERR_RUNTIME,
+                      origin + ": no plugin table (" +
+                          (v2 ? ABH_PLUGIN_ENTRY_V2_SYMBOL : ABH_PLUGIN_ENTRY_SYMBOL) +
+                          " returned NULL)");
   if (table->abi_version < ABH_PLUGIN_ABI_VERSION_MIN ||
       table->abi_version > ABH_PLUGIN_ABI_VERSION)
-    throw PluginError(ABH_ERR_UNSUPPORTED,
-                      origin + " implements plugin ABI version " +
-                          std::to_string(table->abi_version) + " but this worker speaks versions " +
-                          std::to_string(ABH_PLUGIN_ABI_VERSION_MIN) + " to " +
-                          std::to_string(ABH_PLUGIN_ABI_VERSION) +
-                          ": rebuild the plugin against this abharness's "
-                          "include/abharness/plugin.h");
+    throw PluginError(ABH_ERR_UNSUPPORTED, origin + " implements plugin ABI version " +
+                                               std::to_string(table->abi_version) +
+                                               " but this worker speaks versions " +
+                                               std::to_string(ABH_PLUGIN_ABI_VERSION_MIN) + " to " +
+                                               std::to_string(ABH_PLUGIN_ABI_VERSION) +
+                                               ": rebuild the plugin against this abharness's "
+                                               "include/abharness/plugin.h");
   if (v2 && table->abi_version != 2)
     throw PluginError(ABH_ERR_RUNTIME, origin + ": its " + ABH_PLUGIN_ENTRY_V2_SYMBOL +
                                            " returned a table of ABI version " +

@@ -81,8 +81,7 @@ void check_plan_shape_id(const std::string& id, const std::string& what) {
                 "', which is not a timing (" + join(timing_names(), ", ") + ")");
 }
 
-std::string timing_refusal(const std::string& timing, bool gpu_plugin,
-                           const std::string& plugin) {
+std::string timing_refusal(const std::string& timing, bool gpu_plugin, const std::string& plugin) {
   if (gpu_plugin || timing == kTimingKernel) return "";
   return "timing '" + timing + "' times GPU work (" +
          (timing == kTimingGraph ? std::string("a replayed CUDA graph")

@@ -53,7 +53,6 @@ void check_plan_shape_id(const std::string& id, const std::string& what);
 
 // Whether a timing can time a plugin of this device ("cpu" or "cuda"): graph and launch time GPU
 // work only. Empty when it can, else the reason with the fix.
-std::string timing_refusal(const std::string& timing, bool gpu_plugin,
-                           const std::string& plugin);
+std::string timing_refusal(const std::string& timing, bool gpu_plugin, const std::string& plugin);
 
 }  // namespace abh

@@ -8,8 +8,8 @@
 #include <unordered_set>
 
 #include "model/plan_index.hpp"
-#include "provenance/results_scan.hpp"
 #include "model/timing.hpp"
+#include "provenance/results_scan.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
 #include "system/run_dir_fs.hpp"
@@ -178,8 +178,9 @@ std::optional<ArmResult> validate_result(const PlanIndex& index, const Task& tas
   if (!planned_shape) throw Error("plan " + plan.run_id + " has no shape '" + task.shape + "'");
   const Shape& shape = *planned_shape;
   // The arm's settings: the plan's, with its shape's one timing (model/timing.hpp).
-  Invocation want{plan.run_id,  plan.run_nonce, shape.id,           shape.params, task.arm,
-                  task.variant, task.round,     plan.plugin_target, arm_settings(plan.settings, shape)};
+  Invocation want{plan.run_id,  plan.run_nonce,     shape.id,
+                  shape.params, task.arm,           task.variant,
+                  task.round,   plan.plugin_target, arm_settings(plan.settings, shape)};
   diff_json(to_json(want), to_json(r.invocation), "invocation", "invocation", file, problems);
   const Variant& v = plan.variant(task.variant);
   diff_json(to_json(v.source), to_json(r.source), "source", "source-identity", file, problems);

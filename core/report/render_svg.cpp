@@ -143,8 +143,8 @@ std::string header(const Report& r, double height) {
        "\" fill=\"#ffffff\"/>\n";
   o += "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" +
        xml(fmt::variants_title(r)) + "</text>\n";
-  std::string subtitle = "speedup = baseline time / candidate time (> 1: candidate faster); " +
-                         fmt::timing_line(r);
+  std::string subtitle =
+      "speedup = baseline time / candidate time (> 1: candidate faster); " + fmt::timing_line(r);
   for (const auto& line : fmt::timing_geomeans(r)) subtitle += "; " + line;
   if (r.summary.geomean)
     subtitle += "; geomean " + fmt::ratio(*r.summary.geomean) + " " +

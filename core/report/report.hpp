@@ -70,8 +70,8 @@ struct ShapeRow : ShapeEstimate {
   std::string shape;
   std::string label;
   std::string timing = "kernel";  // what its arms timed (model/timing.hpp): one per row
-  std::vector<ArmStats> arms;   // in execution order
-  std::optional<double> drift;  // last A / first A (statistics.hpp); absent with one A arm
+  std::vector<ArmStats> arms;     // in execution order
+  std::optional<double> drift;    // last A / first A (statistics.hpp); absent with one A arm
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
   // one moderated with the run's other shapes that the interval used.
   std::optional<ArmVariation> own_variation, variation;

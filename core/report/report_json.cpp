@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
-#include "report/report_notes.hpp"
 #include "model/timing.hpp"
+#include "report/report_notes.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -414,9 +414,8 @@ json to_json(const Report& r) {
   // shapes went to this function outside the rows themselves (perf).
   return json{{"schema_version", r.schema_version}, {"stats", to_json(r.stats)},
               {"summary", to_json(r.summary)},      {"by_timing", to_json(r.by_timing)},
-              {"shapes", std::move(shapes)},
-              {"speed_of_light", to_json(r.sol)},   {"layer_summary", to_json(r.layer)},
-              {"provenance", to_json(r.provenance)}};
+              {"shapes", std::move(shapes)},        {"speed_of_light", to_json(r.sol)},
+              {"layer_summary", to_json(r.layer)},  {"provenance", to_json(r.provenance)}};
 }
 
 Report report_from_json(const json& j, const std::string& where) {

@@ -71,8 +71,8 @@ struct Operands {
 
 struct abh_problem {
   int m = 0, n = 0, k = 0;
-  std::vector<float> a, b;  // host copies, for the reference
-  Operands cur;             // the current buffer set
+  std::vector<float> a, b;     // host copies, for the reference
+  Operands cur;                // the current buffer set
   std::vector<Operands> sets;  // the others (sets[set] is empty while it is current)
   int set = 0;
 };
@@ -111,8 +111,7 @@ int create(const char* params_json, abh_problem** out, char* err, size_t err_len
 
 int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
   cudaError_t e = cuda_gemm::launch(p->cur.da.get(), p->cur.db.get(), p->cur.dc.get(), p->m, p->n,
-                                    p->k,
-                                    static_cast<cudaStream_t>(stream));
+                                    p->k, static_cast<cudaStream_t>(stream));
   if (e != cudaSuccess) {
     say(err, len, std::string("kernel launch: ") + cudaGetErrorString(e));
     return ABH_ERR_RUNTIME;

@@ -67,33 +67,39 @@ void destroy_problem(Problem* p) {
 
 /* Defines the exported symbols of a version-2 plugin, returning `table` (an abh_plugin_v2) and its
  * version-1 part (plugin.h says why both). */
-#define ABH_PLUGIN_ENTRY_V2(table)                                                     \
-  extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {       \
-    return &(table).v1;                                                                \
-  }                                                                                    \
-  extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v2* abh_plugin_entry_v2(uint32_t) {    \
-    return &(table);                                                                   \
+#define ABH_PLUGIN_ENTRY_V2(table)                                                  \
+  extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v1* abh_plugin_entry(uint32_t) {    \
+    return &(table).v1;                                                             \
+  }                                                                                 \
+  extern "C" ABH_PLUGIN_EXPORT const abh_plugin_v2* abh_plugin_entry_v2(uint32_t) { \
+    return &(table);                                                                \
   }
 
 /* The version-1 part of a table of the plugin's functions (tactic functions as given,
  * destroy_problem as destroy), saying ABI version `abi`. */
-#define ABH_PLUGIN_V1_FIELDS_(abi, name, device, count, key, select)              \
-  {                                                                               \
-    (abi), (name), (device), create, enqueue, verify, flops, min_bytes, count, key, \
-        select, library_versions, abh_plugin::destroy_problem                     \
+#define ABH_PLUGIN_V1_FIELDS_(abi, name, device, count, key, select)                        \
+  {                                                                                         \
+    (abi), (name), (device), create, enqueue, verify, flops, min_bytes, count, key, select, \
+        library_versions, abh_plugin::destroy_problem                                       \
   }
 
 /* The table of a plugin's functions, visible where the macro is used, and the exported entry
  * that returns it: version 1, or version 2 with the buffer-set functions named after the ABI's
  * fields (graphs captured by the worker: no capture hooks). */
-#define ABH_PLUGIN_TABLE_(name, device, count, key, select)              \
-  static const abh_plugin_v1 abh_plugin_table_ =                         \
+#define ABH_PLUGIN_TABLE_(name, device, count, key, select)                       \
+  static const abh_plugin_v1 abh_plugin_table_ =                                  \
       ABH_PLUGIN_V1_FIELDS_(ABH_PLUGIN_ABI_V1, name, device, count, key, select); \
   ABH_PLUGIN_ENTRY(abh_plugin_table_)
-#define ABH_PLUGIN_TABLE_V2_(name, device, count, key, select)                              \
-  static const abh_plugin_v2 abh_plugin_table_ = {                                          \
-      ABH_PLUGIN_V1_FIELDS_(2u, name, device, count, key, select), capabilities,            \
-      buffer_set_bytes, make_buffer_sets, use_buffer_set, nullptr, nullptr, nullptr};       \
+#define ABH_PLUGIN_TABLE_V2_(name, device, count, key, select)     \
+  static const abh_plugin_v2 abh_plugin_table_ = {                 \
+      ABH_PLUGIN_V1_FIELDS_(2u, name, device, count, key, select), \
+      capabilities,                                                \
+      buffer_set_bytes,                                            \
+      make_buffer_sets,                                            \
+      use_buffer_set,                                              \
+      nullptr,                                                     \
+      nullptr,                                                     \
+      nullptr};                                                    \
   ABH_PLUGIN_ENTRY_V2(abh_plugin_table_)
 
 /* The table of a plugin whose functions are named after the ABI's fields. */

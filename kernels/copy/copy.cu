@@ -86,7 +86,8 @@ int create(const char* params_json, abh_problem** out, char* err, size_t len) {
   auto p = std::make_unique<abh_problem>();
   if (!read_params(params_json, *p, err, len)) return ABH_ERR_INVALID_PARAMS;
   int dev = 0, sms = 0;
-  if (auto e = cudaGetDevice(&dev); e != cudaSuccess) return cuda_fail(e, "cudaGetDevice", err, len);
+  if (auto e = cudaGetDevice(&dev); e != cudaSuccess)
+    return cuda_fail(e, "cudaGetDevice", err, len);
   if (auto e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev); e != cudaSuccess)
     return cuda_fail(e, "cudaDeviceGetAttribute", err, len);
   p->blocks = sms * 8;  // 2048 threads per SM: every SM full

@@ -15,8 +15,8 @@ double set_bytes(const abh_problem& p) {
 
 void make_sets(abh_problem& p, int count) {
   if (count < 1 || !p.sets.empty())
-    throw Failure(ABH_ERR_INVALID_PARAMS, "make_buffer_sets(" + std::to_string(count) +
-                                              "): once, with a count >= 1");
+    throw Failure(ABH_ERR_INVALID_PARAMS,
+                  "make_buffer_sets(" + std::to_string(count) + "): once, with a count >= 1");
   const std::size_t a_bytes = std::size_t(p.m * p.k) * elem_bytes(p.ea);
   const std::size_t b_bytes = std::size_t(p.n * p.k) * elem_bytes(p.eb);
   p.sets.resize(static_cast<std::size_t>(count));  // sets[0] stays empty: set 0 is in p.a/b/d

@@ -184,14 +184,16 @@ int enqueue(abh_problem* p, void* stream, char* err, size_t len) {
   else if (p->mode == "spin")
     for (int k = 0; k < p->kernels; ++k) spin_kernel<<<p->blocks, 32, 0, s>>>(ns, p->cur.out.get());
   else
-    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->cur.data.get(), p->bytes / 16, p->cur.out.get());
+    read_kernel<<<p->blocks, kReadThreads, 0, s>>>(p->cur.data.get(), p->bytes / 16,
+                                                   p->cur.out.get());
   if (auto e = cudaGetLastError(); e != cudaSuccess) return cuda_fail(e, "kernel launch", err, len);
   return ABH_OK;
 }
 
 int verify(abh_problem* p, abh_verify_result* r, char* err, size_t len) {
   std::vector<unsigned long long> h(static_cast<size_t>(p->blocks));
-  if (auto e = cudaMemcpy(h.data(), p->cur.out.get(), h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
+  if (auto e =
+          cudaMemcpy(h.data(), p->cur.out.get(), h.size() * sizeof h[0], cudaMemcpyDeviceToHost);
       e != cudaSuccess)
     return cuda_fail(e, "cudaMemcpy(out)", err, len);
   r->checked = h.size();
@@ -237,7 +239,8 @@ int library_versions(char* buf, size_t len) {
 }
 
 uint32_t capabilities(const abh_problem* p) {
-  return (p->capturable ? ABH_CAP_CAPTURABLE : 0u) | (p->buffer_sets ? ABH_CAP_BUFFER_SETS : 0u);
+  const uint32_t capturable = ABH_CAP_CAPTURABLE, sets = ABH_CAP_BUFFER_SETS;
+  return (p->capturable ? capturable : 0u) | (p->buffer_sets ? sets : 0u);
 }
 
 std::size_t out_bytes(const abh_problem* p) {
@@ -281,8 +284,8 @@ int make_buffer_sets(abh_problem* p, int count, char* err, size_t len) {
 int use_buffer_set(abh_problem* p, int index, char* err, size_t len) {
   const int count = std::max<int>(1, static_cast<int>(p->sets.size()));
   if (index < 0 || index >= count) {
-    say(err, len, "use_buffer_set(" + std::to_string(index) + "): " + std::to_string(count) +
-                      " set(s)");
+    say(err, len,
+        "use_buffer_set(" + std::to_string(index) + "): " + std::to_string(count) + " set(s)");
     return ABH_ERR_INVALID_PARAMS;
   }
   if (index != p->set) {

@@ -324,19 +324,9 @@ int ft_versions(char* buf, size_t len) {
   return ABH_OK;
 }
 void ft_destroy(abh_problem*) {}
-const abh_plugin_v1 kFakeTable = {ABH_PLUGIN_ABI_V1,
-                                  "fuzz",
-                                  ABH_DEVICE_CPU,
-                                  ft_create,
-                                  ft_enqueue,
-                                  ft_verify,
-                                  ft_zero,
-                                  ft_zero,
-                                  ft_count,
-                                  ft_key,
-                                  ft_select,
-                                  ft_versions,
-                                  ft_destroy};
+const abh_plugin_v1 kFakeTable = {
+    ABH_PLUGIN_ABI_V1, "fuzz",   ABH_DEVICE_CPU, ft_create, ft_enqueue,  ft_verify, ft_zero,
+    ft_zero,           ft_count, ft_key,         ft_select, ft_versions, ft_destroy};
 
 class FixedTimer : public abh::worker::Timer {
  public:

@@ -41,7 +41,8 @@ inline Plan fixture_plan(int gpus = 0) {
     v.libraries = {{"kernel", name + "-1.0"}};
     p.variants.push_back(v);
   }
-  p.shapes = {Shape{"m32", "fc1", json{{"m", 32}}, "kernel"}, Shape{"m64", "", json{{"m", 64}}, "kernel"}};
+  p.shapes = {Shape{"m32", "fc1", json{{"m", 32}}, "kernel"},
+              Shape{"m64", "", json{{"m", 64}}, "kernel"}};
   p.schedule.gpus = gpus ? gpus : 1;
   p.tasks = make_schedule(p.shapes, p.schedule);
   // Each lane pinned to one CPU of its own, its other CPU beside it (placement.hpp).

@@ -23,8 +23,8 @@ Plan written_plan(const fs::path& dir, int shapes) {
   Plan p = test::fixture_plan(2);
   p.shapes.clear();
   for (int i = 0; i < shapes; ++i)
-    p.shapes.push_back(
-        Shape{"s" + std::to_string(i), i % 3 ? "" : "fc1 fprop", json{{"m", i}, {"id", "x"}}, "kernel"});
+    p.shapes.push_back(Shape{"s" + std::to_string(i), i % 3 ? "" : "fc1 fprop",
+                             json{{"m", i}, {"id", "x"}}, "kernel"});
   p.tasks = make_schedule(p.shapes, p.schedule);
   for (auto& t : p.tasks) t.cpus = {2 * t.gpu + 1, 2 * t.gpu};
   write_plan(dir, p);

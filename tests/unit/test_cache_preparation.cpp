@@ -13,8 +13,8 @@ using test::error_of;
 
 namespace {
 constexpr double kMiB = 1 << 20;
-constexpr double kL2 = 60 * kMiB;     // an H200's L2
-constexpr double kFree = 140e9;       // its free memory
+constexpr double kL2 = 60 * kMiB;  // an H200's L2
+constexpr double kFree = 140e9;    // its free memory
 
 CacheFacts gpu_facts(const std::string& timing, bool sets, double set_bytes = 8 * kMiB) {
   CacheFacts f;

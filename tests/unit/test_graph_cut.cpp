@@ -59,8 +59,8 @@ TEST_CASE("graph cut: a kernel count that does not divide into the iterations is
         std::string::npos);
   // Divisible, but iterations ran 1, 2 and 3 kernels: the chunks differ.
   std::vector<KernelSpan> varying = replay(1, {"a"});
-  for (const auto& k : replay(1, {"a", "a"})) varying.push_back({k.start + 1000, k.end + 1000,
-                                                                  k.name, 7, k.graph_node_id + 10});
+  for (const auto& k : replay(1, {"a", "a"}))
+    varying.push_back({k.start + 1000, k.end + 1000, k.name, 7, k.graph_node_id + 10});
   for (const auto& k : replay(1, {"a", "b", "b"}))
     varying.push_back({k.start + 2000, k.end + 2000, k.name, 7, k.graph_node_id + 20});
   CHECK(error_of([&] { cut_iterations(varying, 3); }).find("launch different kernels") !=
@@ -74,8 +74,7 @@ TEST_CASE("graph cut: kernels from outside the graph or from another graph are r
         std::string::npos);
   ks.back().graph_id = 8;
   ks.back().graph_node_id = 99;
-  CHECK(error_of([&] { cut_iterations(ks, 3); }).find("came from two graphs") !=
-        std::string::npos);
+  CHECK(error_of([&] { cut_iterations(ks, 3); }).find("came from two graphs") != std::string::npos);
 }
 
 TEST_CASE("graph cut: a node twice, records without time, or no kernel at all are refused") {

@@ -334,18 +334,16 @@ TEST_CASE("provenance: correctness refuses a result that failed its check") {
 
 TEST_CASE("provenance: shape-cache refuses the arms of one shape with differing cache flushes") {
   Run run;
-  run.forge(kB, [](json& j) {
-    j["measurement"]["cache_preparation"] = "flush-read 125829120 bytes";
-  });
+  run.forge(kB,
+            [](json& j) { j["measurement"]["cache_preparation"] = "flush-read 125829120 bytes"; });
   check_refused(run, {{"shape-cache", kB, "measurement.cache_preparation"}});
   CHECK(problems_of(run.validate()) ==
         doctest::Contains("expected the cache preparation of results/m32/A1.json (warm), found "
                           "flush-read 125829120 bytes"));
   // The whole shape prepared the same way is consistent.
   for (const char* rel : {"results/m32/A1.json", "results/m32/A2.json"})
-    run.forge(rel, [](json& j) {
-      j["measurement"]["cache_preparation"] = "flush-read 125829120 bytes";
-    });
+    run.forge(
+        rel, [](json& j) { j["measurement"]["cache_preparation"] = "flush-read 125829120 bytes"; });
   CHECK(problems_of(run.validate()) == "");
 }
 

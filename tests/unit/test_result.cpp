@@ -109,11 +109,9 @@ TEST_CASE("result: missing and ill-typed fields name where they are") {
   }
   SUBCASE("a phase without a name, or with negative seconds") {
     j["measurement"]["phases"][1]["name"] = "";
-    CHECK(error_from(j) ==
-          "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
+    CHECK(error_from(j) == "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
     j["measurement"]["phases"][1] = {{"name", "device"}, {"seconds", -0.5}};
-    CHECK(error_from(j) ==
-          "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
+    CHECK(error_from(j) == "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
     j["measurement"]["phases"] = "device";
     CHECK(error_from(j) == "B.json.measurement.phases: expected an array of {name, seconds}");
   }
@@ -123,7 +121,9 @@ TEST_CASE("result: missing and ill-typed fields name where they are") {
   }
 }
 
-TEST_CASE("result: results written before clocks, tactic choices, cache preparations and phases still read") {
+TEST_CASE(
+    "result: results written before clocks, tactic choices, cache preparations and phases still "
+    "read") {
   test::TempDir tmp;
   json j = written(sample_result(), tmp);
   j["measurement"].erase("clock");

@@ -14,7 +14,8 @@ namespace {
 
 std::vector<Shape> shapes(int n) {
   std::vector<Shape> out;
-  for (int i = 0; i < n; ++i) out.push_back(Shape{"s" + std::to_string(i), "", json{{"m", i}}, "kernel"});
+  for (int i = 0; i < n; ++i)
+    out.push_back(Shape{"s" + std::to_string(i), "", json{{"m", i}}, "kernel"});
   return out;
 }
 

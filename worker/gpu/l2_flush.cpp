@@ -33,16 +33,16 @@ L2Flush::L2Flush(L2FlushMethod method, int device, std::int64_t bytes, cudaStrea
   cuda_check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
   if (method == L2FlushMethod::memset_discard && p.major < 8)
     throw UsageError("L2 flush method " + name + " needs discard.global.L2 (compute capability " +
-                     "8.0 or newer); this GPU is " + p.name + " (" + std::to_string(p.major) +
-                     "." + std::to_string(p.minor) + "): choose another method");
+                     "8.0 or newer); this GPU is " + p.name + " (" + std::to_string(p.major) + "." +
+                     std::to_string(p.minor) + "): choose another method");
   blocks_ = p.multiProcessorCount * (p.maxThreadsPerMultiProcessor / 256);
   const auto size = static_cast<size_t>(bytes);
   if (uses_memset(method))
-    written_ = device_alloc(size, "cudaMalloc of the " + mib(bytes) + " L2 flush buffer (" +
-                                      name + ")");
+    written_ =
+        device_alloc(size, "cudaMalloc of the " + mib(bytes) + " L2 flush buffer (" + name + ")");
   if (uses_read(method)) {
-    read_ = device_alloc(size, "cudaMalloc of the " + mib(bytes) + " L2 read-pass buffer (" +
-                                   name + ")");
+    read_ = device_alloc(size,
+                         "cudaMalloc of the " + mib(bytes) + " L2 read-pass buffer (" + name + ")");
     sink_ = device_alloc(sizeof(unsigned), "cudaMalloc of the L2 read pass's output word");
     cuda_check(cudaMemsetAsync(read_.get(), kReadFill, size, stream),
                "cudaMemsetAsync (L2 read-pass buffer)");

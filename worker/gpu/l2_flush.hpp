@@ -28,10 +28,10 @@ class L2Flush {
 
   L2FlushMethod method_;
   std::int64_t bytes_ = 0;
-  int blocks_ = 0;         // of the read and discard kernels: enough to keep every SM busy
-  DeviceBuffer written_;   // memset, memset-read, memset-discard
-  DeviceBuffer read_;      // read, memset-read
-  DeviceBuffer sink_;      // the read pass's never-written output word
+  int blocks_ = 0;        // of the read and discard kernels: enough to keep every SM busy
+  DeviceBuffer written_;  // memset, memset-read, memset-discard
+  DeviceBuffer read_;     // read, memset-read
+  DeviceBuffer sink_;     // the read pass's never-written output word
   unsigned counter_ = 0;
 };
 

@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kThreads) l2_discard(char* p, std::size_t line
 cudaError_t launch_l2_read_pass(cudaStream_t stream, int blocks, const void* words,
                                 std::size_t count, unsigned* sink, unsigned never) {
   l2_read_pass<<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(words), count, sink,
-                                                 never);
+                                                never);
   return cudaGetLastError();
 }
 
