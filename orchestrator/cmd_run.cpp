@@ -73,12 +73,17 @@ void add_measure_flags(CLI::App& c, MeasureSettings& s) {
                "included) and/or launch (host time until done), comma-separated; several: one "
                "row per shape and timing (docs/method.md)")
       ->capture_default_str();
-  c.add_option("--stopping", s.stopping, "stopping rule: stdrel | fixed")->capture_default_str();
+  c.add_option("--stopping", s.stopping, "stopping rule: precision | stdrel | fixed")
+      ->capture_default_str();
   c.add_option("--warmup", s.warmup_iterations, "warm-up iterations")->capture_default_str();
   c.add_option("--min-samples", s.min_samples, "minimum samples per arm")->capture_default_str();
-  c.add_option("--min-time", s.min_time_s, "minimum measured seconds per arm")
+  c.add_option("--min-time", s.min_time_s, "minimum wall-clock seconds of sampling per arm")
       ->capture_default_str();
-  add_fraction_option(c, "--max-noise", s.max_noise, "target relative std deviation")
+  add_fraction_option(c, "--median-precision", s.median_precision,
+                      "precision rule: target relative half-width of each arm's median interval "
+                      "(0.1% or 0.001; 0: a tenth of --noise-band)")
+      ->capture_default_str();
+  add_fraction_option(c, "--max-noise", s.max_noise, "stdrel rule: target relative noise")
       ->capture_default_str();
   c.add_option("--max-time", s.max_time_s, "per-arm limit on measured seconds")
       ->capture_default_str();

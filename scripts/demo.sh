@@ -17,9 +17,9 @@ fi
 echo "== demo on the ${kind} example; work directory $work"
 "$root/examples/make-demo-repo.sh" "$kind" "$work/repo"
 cd "$work"
-# The CPU example's naive baseline needs up to ~0.6 s an iteration, and a shared CPU rarely gets
-# below the default 0.5 % noise target: cap each arm at 2 s of measurement so the demo takes about
-# a minute. The GPU example keeps the defaults.
+# The CPU example's naive baseline needs up to ~0.6 s an iteration, and on a shared CPU its median
+# is rarely known to the default 0.1 % (a tenth of the 1 % band) within a few seconds: cap each arm
+# at 2 s of measurement so the demo takes about a minute. The GPU example keeps the defaults.
 extra=()
 [ "$kind" = cpu ] && extra=(--max-time 2)
 set +e

@@ -281,10 +281,12 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
   r.measurement.tactic_choice = tactic.how;
 }
 
-// Measure: sample until the stopping rule holds, then read the telemetry again and judge from
-// both readings (the first was taken before the warm-up) whether the arm ran throttled.
-void measure(const ArmWork& work, const MeasureSettings& s, DeviceSession& device, ArmResult& r) {
-  sample_until_stopped(work, s, r.measurement);
+// Measure: sample until the stopping rule holds, judged against what the run decides with (its
+// noise band and confidence), then read the telemetry again and judge from both readings (the
+// first was taken before the warm-up) whether the arm ran throttled.
+void measure(const ArmWork& work, const PlannedArm& a, DeviceSession& device, ArmResult& r) {
+  const StatsOptions& decision = a.plan.schedule.decision;
+  sample_until_stopped(work, a.settings, {decision.noise_band, decision.confidence}, r.measurement);
   r.telemetry.after = device.telemetry();
   const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
   r.telemetry.throttled = throttled;
@@ -440,7 +442,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
-  measure(work, a.settings, *device, r);
+  measure(work, a, *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
   log.at() << samples.size() << " samples, median " << median(samples) << " ns, "
            << r.measurement.stop_reason << std::endl;

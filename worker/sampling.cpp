@@ -40,16 +40,6 @@ SampleHooks sample_hooks(const ArmWork& w) {
   return hooks;
 }
 
-// Small batches while the sample count is small (the rule may stop at min_samples), then up to
-// 1/8 of what we have, so the overshoot past the stopping point stays below 12.5 %; and at most
-// ~20 ms of kernels, so that a batch that ran below the clock floor wastes little.
-int batch_size(size_t samples, int max_batch, double sample_ns_estimate) {
-  int batch = std::clamp(static_cast<int>(samples / 8), 1, max_batch);
-  if (sample_ns_estimate > 0)
-    batch = std::min(batch, std::max(1, static_cast<int>(20e6 / sample_ns_estimate)));
-  return batch;
-}
-
 // A reading above the GPU's peak clock is a broken probe, not a fast sample: the report would
 // move samples by it, so the arm fails instead (the timer's tick allows ~0.1 % on an H200).
 void check_below_peak(const std::vector<ClockReading>& readings, int peak_mhz) {
@@ -122,6 +112,19 @@ bool recover_clock(const ArmWork& w, const MeasureSettings& s, const ClockGuard&
 
 }  // namespace
 
+int batch_size(long n, const MeasureSettings& s, int max_batch, double sample_ns_estimate,
+               long wanted) {
+  long batch = std::max(1L, n / 4);
+  if (n < s.min_samples)
+    batch = s.min_samples - n;
+  else if (wanted > 0)
+    batch = std::min(batch, std::max({wanted - n, n / 32, 1L}));
+  batch = std::min(batch, std::max(1L, s.max_samples - n));
+  if (sample_ns_estimate > 0)
+    batch = std::min(batch, std::max(1L, static_cast<long>(20e6 / sample_ns_estimate)));
+  return static_cast<int>(std::clamp(batch, 1L, static_cast<long>(max_batch)));
+}
+
 SampleHooks ArmWork::prepare_only() const {
   SampleHooks h;
   h.before = [p = prepare](int) { p(); };
@@ -144,7 +147,8 @@ void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
   m.warmup_iterations = n;
 }
 
-void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
+void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, const StoppingGoal& goal,
+                          Measurement& m) {
   ClockCheck& clock = m.clock;
   int max_batch = kMaxBatch;
   if (w.clock) {
@@ -156,30 +160,42 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measuremen
   ClockGuard guard(clock.peak_mhz, s.clock_floor);
   clock.floor_mhz = guard.floor_mhz();
 
-  auto rule = make_stopping_rule(s);
-  double measured_s = 0;
+  auto rule = make_stopping_rule(s, goal);
+  Progress progress;
+  const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> first_kernels;
   double sample_ns_estimate = 0;
+  long wanted = 0;
   for (;;) {
-    const int batch = batch_size(m.samples_ns.size(), max_batch, sample_ns_estimate);
+    const int batch = batch_size(static_cast<long>(m.samples_ns.size()), s, max_batch,
+                                 sample_ns_estimate, wanted);
     if (w.clock) w.clock->reset(batch);
     std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
     std::vector<ClockReading> readings;
     if (w.clock) readings = clock_per_sample(*w.clock, w.timer, got.size());
     check_below_peak(readings, clock.peak_mhz);
     std::vector<bool> keep = w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
-    const bool discarded = keep_samples(got, readings, keep, w.clock != nullptr, m, measured_s);
+    const bool discarded =
+        keep_samples(got, readings, keep, w.clock != nullptr, m, progress.measured_s);
     if (!got.empty()) sample_ns_estimate = median(got);
     check_same_kernels(first_kernels, w.timer.kernel_names());
-    if (discarded && recover_clock(w, s, guard, m)) break;
-    StopDecision d = rule->check(judged(m), measured_s);
-    if (d.stop) {
-      m.stop_reason = (w.clock ? "clock-adjusted " : "") + d.reason;
+    if (discarded && recover_clock(w, s, guard, m)) {
+      m.stop = stop_evidence(*rule, StopCause::clock_floor, judged(m), goal);
       break;
     }
+    progress.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::vector<double> samples = judged(m);
+    StopDecision d = rule->check(samples, progress);
+    if (d.stop) {
+      m.stop_reason = (w.clock ? "clock-adjusted " : "") + d.reason;
+      m.stop = stop_evidence(*rule, d.cause, samples, goal);
+      break;
+    }
+    wanted = d.wanted;
   }
   clock.rejected = guard.rejected();
-  m.measured_time_s = measured_s;
+  m.measured_time_s = progress.measured_s;
   m.noise = robust_noise(judged(m));
   m.kernel_names = w.timer.kernel_names();
 }

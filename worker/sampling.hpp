@@ -11,6 +11,7 @@
 #include "clock_guard.hpp"
 #include "model/result.hpp"
 #include "model/settings.hpp"
+#include "stopping.hpp"
 #include "timer.hpp"
 
 namespace abh::worker {
@@ -52,9 +53,20 @@ struct ArmWork {
 // and 0.05 s of a 2 us kernel's time is 25 000 samples, each paying its flush and synchronisation.
 void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m);
 
-// Samples until the stopping rule holds; fills samples_ns, clock, measured_time_s, stop_reason,
-// noise and kernel_names. Throws when the kernel set changes between batches or the clock floor
-// cannot be met within max_time_s of recovery pauses with fewer than min_samples kept.
-void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, Measurement& m);
+// The next batch, with `n` samples kept and the rule expecting to need `wanted` in all (0: it
+// cannot tell): up to min_samples at once (no rule stops before them), then a quarter of what there
+// is, so that checks come at a geometric pace; no more than the rule still wants, so the overshoot
+// past its stopping point stays small (but at least 1/32 of what there is, so an estimate a little
+// short does not crawl); never past max_samples; and at most ~20 ms of kernels, so that a batch
+// that ran below the clock floor wastes little. At least 1, at most max_batch.
+int batch_size(long n, const MeasureSettings& s, int max_batch, double sample_ns_estimate,
+               long wanted);
+
+// Samples until the stopping rule holds, judged against `goal` (the run's decision options); fills
+// samples_ns, clock, measured_time_s, stop_reason, stop (the rule's evidence), noise and
+// kernel_names. Throws when the kernel set changes between batches or the clock floor cannot be
+// met within max_time_s of recovery pauses with fewer than min_samples kept.
+void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, const StoppingGoal& goal,
+                          Measurement& m);
 
 }  // namespace abh::worker

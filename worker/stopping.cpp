@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 
+#include "stats/median_interval.hpp"
 #include "stats/statistics.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
@@ -24,34 +26,103 @@ std::string pct(double x) {
   return b;
 }
 
+// A precision: three significant digits, so that 0.0412 % does not read 0.04 %.
+std::string precision_pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g%%", 100 * x);
+  return b;
+}
+
+std::string nanos(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+// The limits every rule stops at, with what it had reached in words; nothing when none is hit.
+std::optional<StopDecision> at_limit(const MeasureSettings& s, int n, const Progress& p,
+                                     const std::string& reached) {
+  if (n >= s.max_samples)
+    return StopDecision{
+        true, StopCause::sample_limit,
+        "sample limit " + std::to_string(s.max_samples) + " reached with " + reached};
+  if (p.measured_s >= s.max_time_s && n >= s.min_samples)
+    return StopDecision{true, StopCause::time_limit,
+                        "time limit " + secs(s.max_time_s) + " reached with " + reached};
+  return std::nullopt;
+}
+
+bool minimums_met(const MeasureSettings& s, int n, const Progress& p) {
+  return n >= s.min_samples && p.wall_s >= s.min_time_s;
+}
+
+class Precision final : public StoppingRule {
+ public:
+  Precision(const MeasureSettings& s, const StoppingGoal& g)
+      : s_(s), g_(g), target_(precision_target(s, g)) {}
+  std::string name() const override { return "precision"; }
+  std::optional<double> target() const override { return target_; }
+
+  StopDecision check(const std::vector<double>& v, const Progress& p) override {
+    const int n = static_cast<int>(v.size());
+    const std::optional<MedianInterval> ci = median_interval(v, g_.confidence);
+    if (ci && minimums_met(s_, n, p) && ci->half_width() <= target_)
+      return {true, StopCause::precision,
+              "median +-" + precision_pct(ci->half_width()) + " (" + level() + " interval " +
+                  nanos(ci->lo) + "-" + nanos(ci->hi) + " ns) <= " + precision_pct(target_) +
+                  " target after " + std::to_string(n) + " samples"};
+    const std::string reached = (ci ? "the median at +-" + precision_pct(ci->half_width())
+                                    : std::string("no interval yet")) +
+                                " (target " + precision_pct(target_) + " not met)";
+    if (auto limit = at_limit(s_, n, p, reached)) return *limit;
+    StopDecision d;
+    d.wanted = wanted(n, ci);
+    return d;
+  }
+
+ private:
+  std::string level() const {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g%%", 100 * g_.confidence);
+    return b;
+  }
+  // The interval's width shrinks as 1 / sqrt(n): n (w / target)^2 samples reach the target.
+  long wanted(int n, const std::optional<MedianInterval>& ci) const {
+    if (!ci || !(ci->half_width() > 0)) return 0;
+    const double r = ci->half_width() / target_;
+    return static_cast<long>(std::min<double>(s_.max_samples, std::ceil(n * r * r)));
+  }
+  MeasureSettings s_;
+  StoppingGoal g_;
+  double target_;
+};
+
 class StdRel final : public StoppingRule {
  public:
   explicit StdRel(const MeasureSettings& s) : s_(s) {}
-  StopDecision check(const std::vector<double>& v, double measured_s) override {
+  std::string name() const override { return "stdrel"; }
+  StopDecision check(const std::vector<double>& v, const Progress& p) override {
     const int n = static_cast<int>(v.size());
     const double noise = robust_noise(v);
-    if (n >= s_.min_samples && measured_s >= s_.min_time_s) {
+    if (minimums_met(s_, n, p)) {
       if (noise <= s_.max_noise)
-        return {true, "noise " + pct(noise) + " <= " + pct(s_.max_noise) + " after " +
-                          std::to_string(n) + " samples"};
+        return {true, StopCause::noise,
+                "noise " + pct(noise) + " <= " + pct(s_.max_noise) + " after " + std::to_string(n) +
+                    " samples"};
       // Converged: compare with the noise recorded when there were half as many samples.
       for (auto it = history_.rbegin(); it != history_.rend(); ++it) {
         if (2 * it->first > n) continue;
         if (it->first >= s_.min_samples && std::fabs(noise - it->second) < 0.05 * it->second)
-          return {true, "noise " + pct(noise) + " > " + pct(s_.max_noise) + " but converged (" +
-                            pct(it->second) + " at " + std::to_string(it->first) + " samples, " +
-                            std::to_string(n) + " now)"};
+          return {true, StopCause::converged,
+                  "noise " + pct(noise) + " > " + pct(s_.max_noise) + " but converged (" +
+                      pct(it->second) + " at " + std::to_string(it->first) + " samples, " +
+                      std::to_string(n) + " now)"};
         break;
       }
     }
     if (history_.empty() || n >= 2 * history_.back().first) history_.emplace_back(n, noise);
-    if (n >= s_.max_samples)
-      return {true, "sample limit " + std::to_string(s_.max_samples) + " reached with noise " +
-                        pct(noise) + " (target " + pct(s_.max_noise) + " not met)"};
-    if (measured_s >= s_.max_time_s && n >= s_.min_samples)
-      return {true, "time limit " + secs(s_.max_time_s) + " reached with noise " + pct(noise) +
-                        " (target " + pct(s_.max_noise) + " not met)"};
-    return {};
+    return at_limit(s_, n, p, "noise " + pct(noise) + " (target " + pct(s_.max_noise) + " not met)")
+        .value_or(StopDecision{});
   }
 
  private:
@@ -62,8 +133,10 @@ class StdRel final : public StoppingRule {
 class Fixed final : public StoppingRule {
  public:
   explicit Fixed(int n) : n_(n) {}
-  StopDecision check(const std::vector<double>& v, double) override {
-    if (static_cast<int>(v.size()) >= n_) return {true, "fixed " + std::to_string(n_) + " samples"};
+  std::string name() const override { return "fixed"; }
+  StopDecision check(const std::vector<double>& v, const Progress&) override {
+    if (static_cast<int>(v.size()) >= n_)
+      return {true, StopCause::fixed, "fixed " + std::to_string(n_) + " samples"};
     return {};
   }
 
@@ -71,13 +144,18 @@ class Fixed final : public StoppingRule {
   int n_;
 };
 
-using Factory = std::function<std::unique_ptr<StoppingRule>(const MeasureSettings&)>;
+using Factory =
+    std::function<std::unique_ptr<StoppingRule>(const MeasureSettings&, const StoppingGoal&)>;
 
 // The stopping rules by name: a new rule is one entry here.
 const std::map<std::string, Factory>& registry() {
   static const std::map<std::string, Factory> r = {
-      {"stdrel", [](const MeasureSettings& s) { return std::make_unique<StdRel>(s); }},
-      {"fixed", [](const MeasureSettings& s) { return std::make_unique<Fixed>(s.min_samples); }},
+      {"precision", [](const MeasureSettings& s,
+                       const StoppingGoal& g) { return std::make_unique<Precision>(s, g); }},
+      {"stdrel",
+       [](const MeasureSettings& s, const StoppingGoal&) { return std::make_unique<StdRel>(s); }},
+      {"fixed", [](const MeasureSettings& s,
+                   const StoppingGoal&) { return std::make_unique<Fixed>(s.min_samples); }},
   };
   return r;
 }
@@ -90,12 +168,30 @@ std::vector<std::string> stopping_rule_names() {
   return out;
 }
 
-std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s) {
+double precision_target(const MeasureSettings& s, const StoppingGoal& g) {
+  return s.median_precision > 0 ? s.median_precision : kBandFraction * g.noise_band;
+}
+
+std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s, const StoppingGoal& g) {
   auto it = registry().find(s.stopping);
   if (it == registry().end())
     throw UsageError("stopping rule '" + s.stopping + "' is unknown: use one of " +
                      join(stopping_rule_names(), ", "));
-  return it->second(s);
+  return it->second(s, g);
+}
+
+StopEvidence stop_evidence(const StoppingRule& rule, StopCause cause,
+                           const std::vector<double>& judged, const StoppingGoal& g) {
+  StopEvidence e;
+  e.rule = rule.name();
+  e.cause = cause;
+  e.samples = static_cast<int>(judged.size());
+  e.median_ns = judged.empty() ? 0 : median(judged);
+  e.confidence = g.confidence;
+  e.target = rule.target();
+  if (auto ci = median_interval(judged, g.confidence))
+    e.interval = MedianPrecision{ci->lo, ci->hi, ci->half_width(), ci->inflation};
+  return e;
 }
 
 }  // namespace abh::worker

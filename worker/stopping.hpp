@@ -1,44 +1,79 @@
-// Stopping rules decide when an arm has enough samples. "stdrel" (the default) stops once there
-// are >= min_samples AND >= min_time_s of measured time AND either the relative noise is
-// <= max_noise, or — as nvbench's stdrel criterion does — the noise is above the target but has
-// converged: it moved by less than 5 % since the sample count was half what it is now, so more
-// samples would only repeat the same spread. The per-arm limit (max_time_s / max_samples) stops
-// it in any case. The reason is always recorded ("noise 1.08% > 0.50% but converged ..."), so a
-// reader sees which way an arm stopped. "fixed" takes exactly min_samples.
+// Stopping rules decide when an arm has enough samples. Every rule first waits for min_samples and
+// min_time_s of sampling (wall clock), and every rule stops at the per-arm limits (max_samples, or
+// max_time_s of measured time once min_samples are in).
 //
-// Why convergence matters on a GPU: a cold-L2 GEMM on an H200 shows 0.8-3 % sample spread from
-// clock and memory-system jitter that no sample count removes; without it every arm ran to its
-// time limit, and 3 s of back-to-back GEMMs drove the GPU into its power cap (SM clock 1980 ->
-// 1500 MHz), which is worse for the comparison than stopping.
+// "precision" (the default) stops once the arm's median is known precisely enough for the
+// comparison: the relative half-width of its distribution-free confidence interval
+// (stats/median_interval.hpp, at the run's confidence) is at most a target. The target is
+// --median-precision when given, else kBandFraction of the run's noise band: the sampling error of
+// an arm's median then takes at most a tenth of the band, so it can neither make a verdict nor
+// hide one, and the report's interval, which also carries how whole arms differ, is not limited by
+// it. Why not the samples' spread: no count of samples lowers a spread. A sub-microsecond CPU
+// shape with 12 % spread ran every arm to the 100 000-sample cap under a 0.5 % noise target, while
+// its median was known to a fraction of the band after a few thousand. Why not summed time: a
+// 2 us GPU kernel needed 100 000 samples for 0.2 s of kernel time, a 1 ms one 200, whatever either
+// needed.
+//
+// "stdrel" stops once the relative noise is <= max_noise, or — as nvbench's stdrel criterion
+// does — the noise is above the target but has converged: it moved by less than 5 % since the
+// sample count was half what it is now. "fixed" takes exactly min_samples.
 //
 // Noise is robust: 1.4826 * MAD / median (robust_noise in stats/statistics.hpp), which equals the
 // relative standard deviation for normally distributed samples but is not blown up by the rare
-// sample that lost its CPU to another process (one 100 ms preemption among thousands of 100 us
-// samples sends the plain standard deviation past 300 %). The speedup statistics are medians too,
-// so the two agree on what an outlier is.
+// sample that lost its CPU to another process. The reason is always recorded, in words
+// (stop_reason) and as evidence (StopEvidence, with the median's interval whichever rule decided).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "model/result.hpp"
 #include "model/settings.hpp"
 
 namespace abh::worker {
 
+// What the comparison must resolve: the statistics options the run decides with (the plan's
+// schedule.decision).
+struct StoppingGoal {
+  double noise_band = 0.01;
+  double confidence = 0.95;
+};
+
+// The precision rule's default target, as a fraction of the noise band.
+inline constexpr double kBandFraction = 0.1;
+// The target half-width: --median-precision, or kBandFraction x the band.
+double precision_target(const MeasureSettings& s, const StoppingGoal& g);
+
+// How far sampling has come.
+struct Progress {
+  double measured_s = 0;  // the kept samples' sum (what max_time_s limits)
+  double wall_s = 0;      // since the first timed sample (what min_time_s asks for)
+};
+
 struct StopDecision {
   bool stop = false;
+  StopCause cause = StopCause::precision;
   std::string reason;
+  // While going on: the samples the rule expects to need in all, 0 when it cannot tell; the
+  // sampling loop sizes its next batch so that it overshoots the stopping point little.
+  long wanted = 0;
 };
 
 class StoppingRule {
  public:
   virtual ~StoppingRule() = default;
   // Called after every batch with all samples so far; rules may keep history between calls.
-  virtual StopDecision check(const std::vector<double>& samples_ns, double measured_s) = 0;
+  virtual StopDecision check(const std::vector<double>& samples_ns, const Progress& p) = 0;
+  virtual std::string name() const = 0;
+  virtual std::optional<double> target() const { return std::nullopt; }
 };
 
-std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s);
+std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s, const StoppingGoal& g);
 std::vector<std::string> stopping_rule_names();  // sorted
+
+// The evidence of a decision: the median's interval over `judged` at the goal's confidence.
+StopEvidence stop_evidence(const StoppingRule& rule, StopCause cause,
+                           const std::vector<double>& judged, const StoppingGoal& g);
 
 }  // namespace abh::worker

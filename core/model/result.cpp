@@ -1,8 +1,11 @@
 #include "model/result.hpp"
 
+#include <algorithm>
+
 #include "system/error.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 
@@ -106,9 +109,76 @@ json to_json(const std::vector<ArmPhase>& phases) {
   json out = json::array();
   for (const auto& p : phases) out.push_back({{"name", p.name}, {"seconds", p.seconds}});
   return out;
+
+const std::vector<std::pair<StopCause, std::string>>& stop_causes() {
+  static const std::vector<std::pair<StopCause, std::string>> names = {
+      {StopCause::precision, "precision"},       {StopCause::noise, "noise"},
+      {StopCause::converged, "converged"},       {StopCause::fixed, "fixed"},
+      {StopCause::sample_limit, "sample_limit"}, {StopCause::time_limit, "time_limit"},
+      {StopCause::clock_floor, "clock_floor"}};
+  return names;
+}
+
+json to_json(const MedianPrecision& p) {
+  return json{{"lo_ns", p.lo_ns},
+              {"hi_ns", p.hi_ns},
+              {"half_width", p.half_width},
+              {"inflation", p.inflation}};
+}
+
+MedianPrecision median_precision_from_json(const json& j, const std::string& where) {
+  MedianPrecision p;
+  p.lo_ns = field<double>(j, "lo_ns", where);
+  p.hi_ns = field<double>(j, "hi_ns", where);
+  p.half_width = field<double>(j, "half_width", where);
+  p.inflation = field<double>(j, "inflation", where);
+  return p;
 }
 
 }  // namespace
+
+std::string to_string(StopCause c) {
+  for (const auto& [cause, name] : stop_causes())
+    if (cause == c) return name;
+  throw Error("stop cause " + std::to_string(static_cast<int>(c)) + " has no name");
+}
+
+std::vector<std::string> stop_cause_names() {
+  std::vector<std::string> out;
+  for (const auto& [cause, name] : stop_causes()) out.push_back(name);
+  return out;
+}
+
+json to_json(const StopEvidence& e) {
+  return json{{"rule", e.rule},
+              {"cause", to_string(e.cause)},
+              {"samples", e.samples},
+              {"median_ns", e.median_ns},
+              {"confidence", e.confidence},
+              {"interval", e.interval ? to_json(*e.interval) : json(nullptr)},
+              {"target", e.target ? json(*e.target) : json(nullptr)}};
+}
+
+StopEvidence stop_evidence_from_json(const json& j, const std::string& where) {
+  StopEvidence e;
+  e.rule = field<std::string>(j, "rule", where);
+  const std::string cause = field<std::string>(j, "cause", where);
+  auto it = std::find_if(stop_causes().begin(), stop_causes().end(),
+                         [&](const auto& c) { return c.second == cause; });
+  if (it == stop_causes().end())
+    throw Error(where + ": field 'cause': '" + cause + "' is not one of " +
+                join(stop_cause_names(), ", "));
+  e.cause = it->first;
+  e.samples = field<int>(j, "samples", where);
+  e.median_ns = field<double>(j, "median_ns", where);
+  e.confidence = field<double>(j, "confidence", where);
+  if (!j.contains("interval") || !j.at("interval").is_null())
+    e.interval =
+        median_precision_from_json(object_field(j, "interval", where), where + ".interval");
+  if (!j.contains("target") || !j.at("target").is_null())
+    e.target = field<double>(j, "target", where);
+  return e;
+}
 
 json payload_json(const ArmResult& r) {
   const auto& m = r.measurement;
@@ -164,6 +234,7 @@ json payload_json(const ArmResult& r) {
          {"started_at", r.started_at},
          {"finished_at", r.finished_at},
          {"pid", r.pid}};
+  if (m.stop) j["measurement"]["stop"] = to_json(*m.stop);
   // Only for Python arms: the payload of a C++ arm, and so its digest, stays what it was.
   if (r.python) j["python"] = to_json(*r.python);
   return j;
@@ -210,6 +281,9 @@ ArmResult result_from_json(const json& j, const std::string& where) {
   r.measurement.measured_time_s = field<double>(m, "measured_time_s", mw);
   r.measurement.stop_reason = field<std::string>(m, "stop_reason", mw);
   r.measurement.noise = field<double>(m, "noise", mw);
+  // Absent in results written before the stopping rule's evidence was recorded.
+  if (m.contains("stop"))
+    r.measurement.stop = stop_evidence_from_json(object_field(m, "stop", mw), mw + ".stop");
   r.measurement.kernel_names = string_array(m, "kernel_names", mw);
   r.measurement.l2_flushed = field<bool>(m, "l2_flushed", mw);
   r.measurement.l2_flush_bytes = field<std::int64_t>(m, "l2_flush_bytes", mw);

@@ -64,13 +64,46 @@ struct ArmPhase {
   bool operator==(const ArmPhase&) const = default;
 };
 
+// Why an arm stopped sampling (worker/stopping.hpp): its median was precise enough (precision), its
+// noise met the target or converged (stdrel), the fixed count was reached, a limit was reached,
+// or the clock floor's recovery pauses used up the time limit.
+enum class StopCause { precision, noise, converged, fixed, sample_limit, time_limit, clock_floor };
+std::string to_string(StopCause c);
+std::vector<std::string> stop_cause_names();
+
+// The confidence interval of an arm's median (stats/median_interval.hpp), relative half-width and
+// all: how precisely the samples pinned the median down.
+struct MedianPrecision {
+  double lo_ns = 0, hi_ns = 0;  // the interval's ends, order statistics of the judged samples
+  double half_width = 0;        // (hi - lo) / 2 / median
+  double inflation = 1;         // how much consecutive samples' dependence widened it (>= 1)
+  bool operator==(const MedianPrecision&) const = default;
+};
+
+// The stopping rule's evidence at its decision, whichever rule decided: a reader sees how precise
+// the median was when sampling stopped, against what target, and why it stopped.
+struct StopEvidence {
+  std::string rule;  // the stopping rule: precision | stdrel | fixed
+  StopCause cause = StopCause::precision;
+  int samples = 0;        // samples judged at the decision
+  double median_ns = 0;   // their median (clock-adjusted when the samples are clocked)
+  double confidence = 0;  // the level of the interval: the run's decision confidence
+  std::optional<MedianPrecision> interval;  // none: too few samples for one at that level
+  std::optional<double> target;             // the precision rule's target half-width
+  bool operator==(const StopEvidence&) const = default;
+};
+
+json to_json(const StopEvidence& e);
+StopEvidence stop_evidence_from_json(const json& j, const std::string& where);
+
 struct Measurement {
   std::string timer;  // the timer that measured (never a silent substitute)
   std::vector<double> samples_ns;
   int warmup_iterations = 0;
   double measured_time_s = 0;
-  std::string stop_reason;  // e.g. "noise 0.31% <= 0.50% after 42 samples", "time limit"
+  std::string stop_reason;  // e.g. "median +-0.08% (95% CI ...) <= 0.10% target after 212 samples"
   double noise = 0;         // robust relative noise: 1.4826 * MAD / median (stats/statistics.hpp)
+  std::optional<StopEvidence> stop;  // absent only in results written before it was recorded
   std::vector<std::string> kernel_names;
   bool l2_flushed = false;
   std::int64_t l2_flush_bytes = 0;

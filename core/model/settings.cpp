@@ -12,6 +12,7 @@ json to_json(const MeasureSettings& s) {
               {"warmup_min_s", s.warmup_min_s},
               {"min_samples", s.min_samples},
               {"min_time_s", s.min_time_s},
+              {"median_precision", s.median_precision},
               {"max_noise", s.max_noise},
               {"max_time_s", s.max_time_s},
               {"max_samples", s.max_samples},
@@ -31,6 +32,8 @@ MeasureSettings measure_settings_from_json(const json& j, const std::string& whe
   s.warmup_min_s = field<double>(j, "warmup_min_s", where);
   s.min_samples = field<int>(j, "min_samples", where);
   s.min_time_s = field<double>(j, "min_time_s", where);
+  // Absent from plans written before the precision rule, which did not use it.
+  s.median_precision = field_or<double>(j, "median_precision", where, 0.0);
   s.max_noise = field<double>(j, "max_noise", where);
   s.max_time_s = field<double>(j, "max_time_s", where);
   s.max_samples = field<int>(j, "max_samples", where);
@@ -49,12 +52,15 @@ void validate(const MeasureSettings& s) {
   auto bad = [](const std::string& msg) { throw UsageError(msg); };
   if (s.timer != "auto" && s.timer != "cupti" && s.timer != "events" && s.timer != "steady")
     bad("--timer '" + s.timer + "': use one of auto, cupti, events, steady");
-  if (s.stopping != "stdrel" && s.stopping != "fixed")
-    bad("--stopping '" + s.stopping + "': use stdrel or fixed");
+  if (s.stopping != "precision" && s.stopping != "stdrel" && s.stopping != "fixed")
+    bad("--stopping '" + s.stopping + "': use precision, stdrel or fixed");
   if (s.warmup_iterations < 0) bad("--warmup must be >= 0");
   if (s.min_samples < 1) bad("--min-samples must be >= 1");
   if (s.max_samples < s.min_samples) bad("--max-samples must be >= --min-samples");
   if (s.min_time_s < 0) bad("--min-time must be >= 0 seconds");
+  if (!(s.median_precision >= 0 && s.median_precision < 1))
+    bad("--median-precision must be in [0, 1): the target relative half-width of each arm's "
+        "median interval as a fraction, e.g. 0.001 for 0.1 % (0: a tenth of --noise-band)");
   if (!(s.max_noise > 0 && s.max_noise < 1)) bad("--max-noise must be in (0, 1), e.g. 0.005");
   if (!(s.max_time_s > 0)) bad("--max-time must be > 0 seconds");
   if (!(s.arm_timeout_s > 0)) bad("--arm-timeout must be > 0 seconds");

@@ -10,12 +10,18 @@ namespace abh {
 
 struct MeasureSettings {
   std::string timer = "auto";  // auto | cupti | events | steady (auto: cupti on GPU, steady on CPU)
-  std::string stopping = "stdrel";  // stdrel | fixed (see worker/stopping.hpp)
+  std::string stopping = "precision";  // precision | stdrel | fixed (see worker/stopping.hpp)
   int warmup_iterations = 3;
   double warmup_min_s = 0.05;
   int min_samples = 10;
-  double min_time_s = 0.2;   // summed measured time before the noise test may stop
-  double max_noise = 0.005;  // robust relative noise target (1.4826 * MAD / median)
+  // Wall-clock seconds of sampling before any rule may stop. 0 by default: the precision rule
+  // stops on what the comparison needs, and a time floor in summed kernel time forced 100 000
+  // samples on a 2 us kernel (docs/method.md, "Stopping").
+  double min_time_s = 0;
+  // precision: the target relative half-width of the median's confidence interval; 0 derives it
+  // from the run's noise band (worker/stopping.hpp).
+  double median_precision = 0;
+  double max_noise = 0.005;  // stdrel: robust relative noise target (1.4826 * MAD / median)
   double max_time_s = 10;    // per-arm limit on measured time
   int max_samples = 100000;
   bool warm_l2 = false;         // cold L2 (flushed before each sample) unless asked

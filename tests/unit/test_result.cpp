@@ -137,3 +137,54 @@ TEST_CASE(
   CHECK(r.measurement.clock.peak_mhz == 0);
   CHECK(r.measurement.tactic_choice.empty());
 }
+
+namespace {
+// A result with the precision rule's evidence, as the worker records it.
+ArmResult with_evidence() {
+  ArmResult r = sample_result();
+  r.measurement.stop = StopEvidence{"precision", StopCause::precision,
+                                    3,           1001.5,
+                                    0.95,        MedianPrecision{1000, 1002.25, 0.00062, 1.25},
+                                    0.001};
+  return r;
+}
+}  // namespace
+
+TEST_CASE("result: the stopping rule's evidence round-trips, and an unknown cause is refused") {
+  test::TempDir tmp;
+  json j = written(with_evidence(), tmp);
+  CHECK(j["measurement"]["stop"]["cause"] == "precision");
+  CHECK(j["measurement"]["stop"]["interval"]["hi_ns"] == 1002.25);
+  ArmResult back = result_from_json(j, "B.json");
+  REQUIRE(back.measurement.stop);
+  CHECK(*back.measurement.stop == *with_evidence().measurement.stop);
+  CHECK(payload_json(back) == payload_json(with_evidence()));
+
+  // The other rules have no target, and too few samples no interval: both read back as absent.
+  ArmResult fixed = with_evidence();
+  fixed.measurement.stop->rule = "fixed";
+  fixed.measurement.stop->cause = StopCause::fixed;
+  fixed.measurement.stop->interval.reset();
+  fixed.measurement.stop->target.reset();
+  json f = written(fixed, tmp);
+  CHECK(f["measurement"]["stop"]["interval"].is_null());
+  CHECK(f["measurement"]["stop"]["target"].is_null());
+  CHECK(*result_from_json(f, "B.json").measurement.stop == *fixed.measurement.stop);
+
+  j["measurement"]["stop"]["cause"] = "boredom";
+  CHECK(error_from(j) ==
+        "B.json.measurement.stop: field 'cause': 'boredom' is not one of precision, noise, "
+        "converged, fixed, sample_limit, time_limit, clock_floor");
+  j["measurement"]["stop"]["cause"] = "precision";
+  j["measurement"]["stop"].erase("target");
+  CHECK(error_from(j) == "B.json.measurement.stop: missing field 'target'");
+}
+
+TEST_CASE("result: results written before the stopping evidence was recorded still read") {
+  test::TempDir tmp;
+  json j = written(with_evidence(), tmp);
+  j["measurement"].erase("stop");
+  CHECK_FALSE(result_from_json(j, "B.json").measurement.stop);
+  // And a result without evidence writes none: its payload, and so its digest, is unchanged.
+  CHECK_FALSE(payload_json(sample_result())["measurement"].contains("stop"));
+}

@@ -1,7 +1,9 @@
 // Measurement settings: the JSON mapping (plans written before the clock check read as measured
-// without it), and each out-of-range value refused with the flag that sets it.
+// without it, those before the precision rule without its target), and each out-of-range value
+// refused with the flag that sets it.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,13 +19,16 @@ TEST_CASE("settings: JSON round-trips and old plans read with the clock check of
   s.max_noise = 0.002;
   s.warm_l2 = true;
   s.clock_floor = 0.97;
+  s.median_precision = 0.0005;
   CHECK(measure_settings_from_json(to_json(s), "plan.json") == s);
   json old = to_json(s);
   old.erase("clock_floor");
   old.erase("clock_recovery_s");
+  old.erase("median_precision");
   MeasureSettings back = measure_settings_from_json(old, "plan.json");
   CHECK(back.clock_floor == 0);
   CHECK(back.clock_recovery_s == 0);
+  CHECK(back.median_precision == 0);  // plans before the precision rule did not use it
   json typed = to_json(s);
   typed["min_samples"] = 2.5;
   CHECK_THROWS_WITH_AS(measure_settings_from_json(typed, "plan.json.settings"),
@@ -46,6 +51,9 @@ TEST_CASE("settings: the defaults are valid and every bad value names its flag")
       {[](MeasureSettings& s) { s.max_samples = 5; }, "--max-samples must be >= --min-samples"},
       {[](MeasureSettings& s) { s.min_time_s = -1; }, "--min-time"},
       {[](MeasureSettings& s) { s.max_noise = 1; }, "--max-noise"},
+      {[](MeasureSettings& s) { s.median_precision = -0.001; }, "--median-precision"},
+      {[](MeasureSettings& s) { s.median_precision = 1; }, "--median-precision"},
+      {[](MeasureSettings& s) { s.median_precision = std::nan(""); }, "--median-precision"},
       {[](MeasureSettings& s) { s.max_time_s = 0; }, "--max-time"},
       {[](MeasureSettings& s) { s.arm_timeout_s = 0; }, "--arm-timeout"},
       {[](MeasureSettings& s) { s.tactic.clear(); }, "--tactic"},

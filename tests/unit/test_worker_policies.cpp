@@ -6,6 +6,7 @@
 
 #include "clock_guard.hpp"
 #include "sampling.hpp"
+#include "stats/median_interval.hpp"
 #include "stats/statistics.hpp"
 #include "stopping.hpp"
 #include "system/error.hpp"
@@ -54,61 +55,258 @@ TEST_CASE("clock floor: discards only samples whose upper bound is below the flo
 namespace {
 MeasureSettings stdrel_settings() {
   MeasureSettings s;
+  s.stopping = "stdrel";
   s.min_samples = 10;
-  s.min_time_s = 0.001;
   s.max_noise = 0.005;
   s.max_time_s = 1;
   return s;
 }
+
+const StoppingGoal kGoal{0.01, 0.95};  // the defaults: a 1 % band, 95 % intervals
+
+// Progress with `measured_s` of samples and as much wall time.
+Progress at(double measured_s) {
+  return {measured_s, measured_s};
+}
+
+// Feeds `rule` batches of `draw()` samples the way the sampling loop does (a quarter of what
+// there is, at least 10 at once) until it stops or `cap` samples; the decision and the samples.
+template <typename Draw>
+std::pair<StopDecision, std::vector<double>> run_rule(StoppingRule& rule, Draw draw,
+                                                      size_t cap = 200000) {
+  std::vector<double> v;
+  double measured = 0;
+  StopDecision d;
+  while (!d.stop && v.size() < cap) {
+    const size_t batch = std::max<size_t>(10, v.size() / 4);
+    for (size_t i = 0; i < batch; ++i) {
+      v.push_back(draw());
+      measured += v.back() * 1e-9;
+    }
+    d = rule.check(v, at(measured));
+  }
+  return {d, v};
+}
 }  // namespace
 
 TEST_CASE("stdrel: stops at the noise target once the minimums are met") {
-  auto rule = make_stopping_rule(stdrel_settings());
+  auto rule = make_stopping_rule(stdrel_settings(), kGoal);
   std::vector<double> v;
   for (int i = 0; i < 9; ++i) v.push_back(1000 + (i % 3));  // 0.1 % spread
-  CHECK_FALSE(rule->check(v, 0.5).stop);                    // fewer than min_samples
+  CHECK_FALSE(rule->check(v, at(0.5)).stop);                // fewer than min_samples
   v.push_back(1001);
-  StopDecision d = rule->check(v, 0.5);
+  StopDecision d = rule->check(v, at(0.5));
   CHECK(d.stop);
+  CHECK(d.cause == StopCause::noise);
   CHECK(d.reason.find("<= 0.50%") != std::string::npos);
 }
 
 TEST_CASE("stdrel: a noisy arm stops once its noise has converged, and says so") {
-  auto rule = make_stopping_rule(stdrel_settings());
+  auto rule = make_stopping_rule(stdrel_settings(), kGoal);
   Rng rng(7);
   auto noise = [&] { return 1000 * (1 + 0.02 * rng.normal()); };  // 2 %: never under 0.5 %
   std::vector<double> v;
   StopDecision d;
   while (!d.stop && v.size() < 100000) {
     for (int i = 0; i < 10; ++i) v.push_back(noise());
-    d = rule->check(v, 0.01);
+    d = rule->check(v, at(0.01));
   }
   REQUIRE(d.stop);
+  CHECK(d.cause == StopCause::converged);
   CHECK(d.reason.find("converged") != std::string::npos);
   CHECK(v.size() < 2000);
 }
 
 TEST_CASE("stdrel: the time limit stops an arm that neither meets nor settles its noise") {
   auto s = stdrel_settings();
-  auto rule = make_stopping_rule(s);
+  auto rule = make_stopping_rule(s, kGoal);
   std::vector<double> v;
   for (int i = 0; i < 20; ++i) v.push_back(i % 2 ? 1000 : 1500);
-  StopDecision d = rule->check(v, 0.5);
+  StopDecision d = rule->check(v, at(0.5));
   CHECK_FALSE(d.stop);
-  d = rule->check(v, 1.0);
+  d = rule->check(v, at(1.0));
   CHECK(d.stop);
+  CHECK(d.cause == StopCause::time_limit);
   CHECK(d.reason.find("time limit") != std::string::npos);
 }
 
 TEST_CASE("fixed: exactly min_samples, and unknown rules are refused") {
   auto s = stdrel_settings();
   s.stopping = "fixed";
-  auto rule = make_stopping_rule(s);
-  CHECK_FALSE(rule->check(std::vector<double>(9, 1.0), 0).stop);
-  CHECK(rule->check(std::vector<double>(10, 1.0), 0).stop);
+  auto rule = make_stopping_rule(s, kGoal);
+  CHECK_FALSE(rule->check(std::vector<double>(9, 1.0), {}).stop);
+  CHECK(rule->check(std::vector<double>(10, 1.0), {}).stop);
   s.stopping = "forever";
-  CHECK_THROWS_WITH_AS(make_stopping_rule(s), doctest::Contains("use one of fixed, stdrel"),
-                       UsageError);
+  CHECK_THROWS_WITH_AS(make_stopping_rule(s, kGoal),
+                       doctest::Contains("use one of fixed, precision, stdrel"), UsageError);
+}
+
+TEST_CASE("precision: the default rule, its target a tenth of the band unless given") {
+  MeasureSettings s;
+  CHECK(s.stopping == "precision");
+  CHECK(s.min_time_s == 0);
+  CHECK(precision_target(s, kGoal) == doctest::Approx(0.001));
+  CHECK(precision_target(s, {0.03, 0.95}) == doctest::Approx(0.003));
+  s.median_precision = 0.0004;
+  CHECK(precision_target(s, kGoal) == doctest::Approx(0.0004));
+  CHECK(make_stopping_rule(s, kGoal)->target() == doctest::Approx(0.0004));
+  CHECK_FALSE(make_stopping_rule(stdrel_settings(), kGoal)->target());
+}
+
+TEST_CASE("precision: stops far earlier than stdrel on a low-noise microsecond kernel") {
+  // A 2 us kernel with 0.3 % spread. stdrel with the old 0.2 s of summed kernel time needs
+  // 100 000 samples before its noise test may even stop; the median is known to 0.1 % after
+  // about (1.96 * 1.2533 * 0.3 / 0.1)^2 = 54.
+  Rng rng(3);
+  auto draw = [&] { return 2000 * (1 + 0.003 * rng.normal()); };
+  MeasureSettings old = stdrel_settings();
+  old.min_time_s = 0.2;
+  old.max_time_s = 10;
+  old.max_samples = 100000;
+  auto stdrel = make_stopping_rule(old, kGoal);
+  auto [ds, vs] = run_rule(*stdrel, draw);
+  MeasureSettings now;
+  now.max_samples = 100000;
+  auto precision = make_stopping_rule(now, kGoal);
+  auto [dp, vp] = run_rule(*precision, draw);
+  REQUIRE(ds.stop);
+  REQUIRE(dp.stop);
+  CHECK(dp.cause == StopCause::precision);
+  CHECK(vs.size() >= 90000);
+  CHECK(vp.size() < 1000);
+  INFO(dp.reason);
+  CHECK(dp.reason.find("<= 0.1% target after") != std::string::npos);
+  const auto ci = median_interval(vp, 0.95);
+  REQUIRE(ci);
+  CHECK(ci->half_width() <= 0.001);
+}
+
+TEST_CASE("precision: a high-spread arm stops once its median is precise, far below the cap") {
+  MeasureSettings s;  // the defaults: 0.1 % at a 1 % band, at most 100 000 samples
+  auto stdrel = [] {
+    MeasureSettings old = stdrel_settings();
+    old.min_time_s = 0.2;
+    old.max_time_s = 10;
+    old.max_samples = 100000;
+    return old;
+  }();
+  SUBCASE("a sub-microsecond CPU shape: 500 ns, 12 % spread, read on a 10 ns timer tick") {
+    // stdrel never meets its 0.5 % noise target and 0.2 s of 500 ns samples is 400 000 of them:
+    // it runs to the cap. The median is one tick, known exactly, once the middle ranks all read it.
+    Rng rng(9);
+    auto draw = [&] {
+      double x = 500 * std::exp(0.12 * rng.normal());
+      if (rng.uniform() < 0.005) x += 50000;  // preempted
+      return 10 * std::round(x / 10);
+    };
+    auto [ds, vs] = run_rule(*make_stopping_rule(stdrel, kGoal), draw);
+    CHECK(ds.cause == StopCause::sample_limit);
+    auto [d, v] = run_rule(*make_stopping_rule(s, kGoal), draw);
+    REQUIRE(d.stop);
+    CHECK(d.cause == StopCause::precision);
+    INFO(v.size() << " samples: " << d.reason);
+    CHECK(v.size() < 10000);
+    CHECK(median(v) == 500);
+  }
+  SUBCASE("a continuous 3 % spread with outliers") {
+    // The median reaches 0.1 % after about (1.96 * 1.2533 * 3 / 0.1)^2 = 5 400 samples.
+    Rng rng(10);
+    auto draw = [&] {
+      double x = 5000 * std::exp(0.03 * rng.normal());
+      if (rng.uniform() < 0.005) x += 500000;
+      return x;
+    };
+    auto [d, v] = run_rule(*make_stopping_rule(s, kGoal), draw);
+    REQUIRE(d.stop);
+    CHECK(d.cause == StopCause::precision);
+    INFO(v.size() << " samples: " << d.reason);
+    CHECK(v.size() > 2000);
+    CHECK(v.size() < 20000);
+    const auto ci = median_interval(v, 0.95);
+    REQUIRE(ci);
+    CHECK(ci->half_width() <= 0.001);
+  }
+}
+
+TEST_CASE("precision: where it stops, the interval holds the true median at about 95 %") {
+  // Stopping on the interval's width, checked after every batch, must not cost its coverage.
+  // Skewed samples (median 1000 + 50 ln 2) and a 0.5 % target, over 400 seeds.
+  MeasureSettings s;
+  s.median_precision = 0.005;
+  const double truth = 1000 + 50 * std::log(2.0);
+  int held = 0;
+  std::vector<size_t> counts;
+  for (int seed = 0; seed < 400; ++seed) {
+    Rng rng(500 + static_cast<std::uint64_t>(seed));
+    auto draw = [&] { return 1000 - 50 * std::log(rng.uniform()); };
+    auto rule = make_stopping_rule(s, kGoal);
+    auto [d, v] = run_rule(*rule, draw);
+    REQUIRE(d.cause == StopCause::precision);
+    const auto ci = median_interval(v, 0.95);
+    REQUIRE(ci);
+    if (ci->lo <= truth && truth <= ci->hi) ++held;
+    counts.push_back(v.size());
+  }
+  INFO("coverage " << held / 400.0 << ", median count "
+                   << median(std::vector<double>(counts.begin(), counts.end())));
+  CHECK(held / 400.0 >= 0.92);
+  CHECK(held / 400.0 <= 0.99);
+}
+
+TEST_CASE("precision: never before min_samples or min_time, and always at the limits") {
+  MeasureSettings s;
+  s.min_samples = 50;
+  s.min_time_s = 0.5;
+  s.max_samples = 400;
+  s.max_time_s = 2;
+  auto rule = make_stopping_rule(s, kGoal);
+  // Identical samples: the interval is a point from 6 samples on, and still nothing stops early.
+  CHECK_FALSE(rule->check(std::vector<double>(49, 1000), {0.6, 0.6}).stop);
+  CHECK_FALSE(rule->check(std::vector<double>(60, 1000), {0.1, 0.1}).stop);  // wall 0.1 s < 0.5
+  StopDecision d = rule->check(std::vector<double>(50, 1000), {0.1, 0.6});
+  CHECK(d.stop);
+  CHECK(d.cause == StopCause::precision);
+
+  std::vector<double> wide;
+  for (int i = 0; i < 400; ++i) wide.push_back(i % 2 ? 1000 : 3000);
+  d = rule->check(std::vector<double>(wide.begin(), wide.begin() + 399), {0.1, 1});
+  CHECK_FALSE(d.stop);
+  CHECK(d.wanted == 400);  // it wants more than it has, and never more than the limit
+  d = rule->check(wide, {0.1, 1});
+  CHECK(d.stop);
+  CHECK(d.cause == StopCause::sample_limit);
+  CHECK(d.reason.find("sample limit 400 reached with the median at") != std::string::npos);
+  d = rule->check(std::vector<double>(wide.begin(), wide.begin() + 100), {2, 2});
+  CHECK(d.stop);
+  CHECK(d.cause == StopCause::time_limit);
+  // Too few samples for any interval: the limit still stops it, and says so.
+  s.min_samples = 1;
+  s.max_samples = 3;
+  d = make_stopping_rule(s, kGoal)->check({1, 2, 3}, {});
+  CHECK(d.cause == StopCause::sample_limit);
+  CHECK(d.reason.find("no interval yet") != std::string::npos);
+}
+
+TEST_CASE("stop evidence: the median's interval at the decision, whichever rule decided") {
+  std::vector<double> v;
+  for (int i = 0; i < 101; ++i) v.push_back(1000 + i);
+  auto precision = make_stopping_rule(MeasureSettings{}, kGoal);
+  StopEvidence e = stop_evidence(*precision, StopCause::precision, v, kGoal);
+  CHECK(e.rule == "precision");
+  CHECK(e.samples == 101);
+  CHECK(e.median_ns == 1050);
+  CHECK(e.confidence == 0.95);
+  REQUIRE(e.target);
+  CHECK(*e.target == doctest::Approx(0.001));
+  REQUIRE(e.interval);
+  CHECK(e.interval->lo_ns < 1050);
+  CHECK(e.interval->hi_ns > 1050);
+  CHECK(e.interval->half_width == doctest::Approx((e.interval->hi_ns - e.interval->lo_ns) / 2100));
+  StopEvidence f = stop_evidence(*make_stopping_rule(stdrel_settings(), kGoal), StopCause::noise,
+                                 {1000, 1001, 1002}, kGoal);
+  CHECK(f.rule == "stdrel");
+  CHECK_FALSE(f.target);
+  CHECK_FALSE(f.interval);  // 3 samples: too few for a 95 % interval
 }
 
 namespace {
@@ -156,7 +354,7 @@ class ScriptedClock final : public SampleClock {
 };
 
 MeasureSettings quick() {
-  MeasureSettings s = stdrel_settings();
+  MeasureSettings s;
   s.min_samples = 20;
   s.max_time_s = 0.05;
   s.clock_recovery_s = 0.001;
@@ -172,7 +370,7 @@ TEST_CASE("sampling: every kept sample carries its clock, samples below the floo
   int flushes = 0;
   ArmWork w{timer, [] {}, [&] { ++flushes; }, &clock};
   Measurement m;
-  sample_until_stopped(w, quick(), m);
+  sample_until_stopped(w, quick(), kGoal, m);
   REQUIRE(m.samples_ns.size() >= 20);
   CHECK(m.clock.sample_mhz.size() == m.samples_ns.size());
   for (double f : m.clock.sample_mhz) CHECK(f == 1500.0);
@@ -190,13 +388,13 @@ TEST_CASE("sampling: a floor never met fails the arm and names the fix") {
   clock.mhz = [](int) { return 700.0; };
   ArmWork w{timer, [] {}, [] {}, &clock};
   Measurement m;
-  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), m), doctest::Contains("--clock-floor"),
-                       Error);
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), kGoal, m),
+                       doctest::Contains("--clock-floor"), Error);
   // With the floor off the same clock is measured, not refused.
   MeasureSettings off = quick();
   off.clock_floor = 0;
   Measurement m2;
-  sample_until_stopped(w, off, m2);
+  sample_until_stopped(w, off, kGoal, m2);
   CHECK(m2.clock.rejected == 0);
   CHECK(m2.clock.sample_mhz.front() == 700.0);
 }
@@ -207,8 +405,8 @@ TEST_CASE("sampling: a clock reading above the GPU's peak fails the arm") {
   clock.mhz = [](int n) { return n == 5 ? 2500.0 : 1500.0; };  // peak 2000
   ArmWork w{timer, [] {}, [] {}, &clock};
   Measurement m;
-  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), m), doctest::Contains("above this GPU"),
-                       Error);
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), kGoal, m),
+                       doctest::Contains("above this GPU"), Error);
 }
 
 TEST_CASE("sampling: a kernel set that changes between batches fails the arm") {
@@ -222,8 +420,8 @@ TEST_CASE("sampling: a kernel set that changes between batches fails the arm") {
   MeasureSettings s = quick();
   s.max_noise = 1e-9;  // never stops on noise: it needs several batches
   s.stopping = "stdrel";
-  CHECK_THROWS_WITH_AS(sample_until_stopped(w, s, m), doctest::Contains("set of kernels changed"),
-                       Error);
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w, s, kGoal, m),
+                       doctest::Contains("set of kernels changed"), Error);
 }
 
 TEST_CASE("sampling: unclocked samples (a CPU arm) are judged as measured") {
@@ -232,9 +430,82 @@ TEST_CASE("sampling: unclocked samples (a CPU arm) are judged as measured") {
   Measurement m;
   warm_up(w, quick(), m);
   CHECK(m.warmup_iterations >= 3);
-  sample_until_stopped(w, quick(), m);
+  sample_until_stopped(w, quick(), kGoal, m);
   CHECK(m.clock.sample_mhz.empty());
   CHECK(m.clock.floor_mhz == 0);
   CHECK(m.stop_reason.rfind("clock-adjusted", 0) != 0);
   CHECK(m.kernel_names == std::vector<std::string>{"k"});
+}
+
+namespace {
+// A timer whose samples are 1000 ns with 1 % normal spread; counts its calls and samples.
+class NoisyTimer final : public Timer {
+ public:
+  std::string name() const override { return "noisy"; }
+  std::vector<double> measure(int count, const SampleHooks& hooks,
+                              const std::function<void()>& iteration) override {
+    std::vector<double> out;
+    for (int i = 0; i < count; ++i) {
+      hooks.before(i);
+      iteration();
+      hooks.after(i);
+      out.push_back(1000 * (1 + 0.01 * rng.normal()));
+    }
+    batches.push_back(count);
+    return out;
+  }
+  std::vector<std::string> kernel_names() const override { return {"k"}; }
+  Rng rng{21};
+  std::vector<int> batches;
+};
+}  // namespace
+
+TEST_CASE("sampling: the precision rule stops in a few dozen batches, with its evidence") {
+  NoisyTimer timer;
+  ArmWork w{timer, [] {}, [] {}, nullptr};
+  Measurement m;
+  MeasureSettings s;  // the defaults: precision, 0.1 % at a 1 % band
+  sample_until_stopped(w, s, kGoal, m);
+  REQUIRE(m.stop);
+  CHECK(m.stop->cause == StopCause::precision);
+  CHECK(m.stop->samples == static_cast<int>(m.samples_ns.size()));
+  REQUIRE(m.stop->interval);
+  CHECK(m.stop->interval->half_width <= 0.001);
+  CHECK(m.stop_reason.rfind("median +-", 0) == 0);
+  // The first batch is min_samples whole: no rule may stop before.
+  CHECK(timer.batches.front() == s.min_samples);
+  // Checks at a geometric pace: a few dozen timer calls, not one per sample.
+  INFO(m.samples_ns.size() << " samples in " << timer.batches.size() << " batches");
+  CHECK(timer.batches.size() < 40);
+}
+
+TEST_CASE("sampling: batches grow geometrically and shrink to what the rule still wants") {
+  MeasureSettings s;                          // min_samples 10, max_samples 100 000
+  CHECK(batch_size(0, s, 1024, 0, 0) == 10);  // min_samples whole: nothing stops before
+  CHECK(batch_size(4, s, 1024, 0, 0) == 6);
+  CHECK(batch_size(100, s, 1024, 0, 0) == 25);      // a quarter of what there is
+  CHECK(batch_size(100, s, 1024, 0, 110) == 10);    // the rule wants 10 more
+  CHECK(batch_size(1000, s, 1024, 0, 1001) == 31);  // but at least 1/32
+  CHECK(batch_size(100000, s, 1024, 0, 0) == 1);    // at the limit: one, which stops it
+  CHECK(batch_size(99990, s, 1024, 0, 0) == 10);    // never past max_samples
+  CHECK(batch_size(40000, s, 1024, 0, 0) == 1024);  // the timer's largest batch
+  CHECK(batch_size(40000, s, 1024, 1e6, 0) == 20);  // ~20 ms of 1 ms samples
+  CHECK(batch_size(40000, s, 1024, 1e9, 0) == 1);
+}
+
+TEST_CASE("sampling: never more than max_samples, even when a batch would overshoot") {
+  NoisyTimer timer;
+  ArmWork w{timer, [] {}, [] {}, nullptr};
+  Measurement m;
+  MeasureSettings s;
+  s.max_samples = 37;  // batches of 10, 2, 3, 3, 4, 5, 6 reach 33; the next quarter would pass 37
+  SUBCASE("precision, its target never met") { s.median_precision = 1e-9; }
+  SUBCASE("stdrel, which says nothing of how many it wants") {
+    s.stopping = "stdrel";
+    s.min_time_s = 1e9;  // its noise test never runs
+  }
+  sample_until_stopped(w, s, kGoal, m);
+  CHECK(m.samples_ns.size() == 37);
+  REQUIRE(m.stop);
+  CHECK(m.stop->cause == StopCause::sample_limit);
 }

@@ -1,0 +1,66 @@
+# Arms stop on the precision of their median (docs/method.md#stopping-on-the-precision-of-the-median),
+# end to end on the CPU example: an A/A of two sub-microsecond shapes with the default settings,
+# which the former rule ran to the 100 000-sample cap on every arm, stops every arm on precision
+# with far fewer samples; each result carries the rule's evidence (the median's interval, the
+# target a tenth of the noise band, the count), consistent with its own samples, and report.md
+# shows it. --median-precision overrides the target, and the worker takes the band from the plan.
+source "$ABH_TESTLIB"
+"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+cat > grid.json <<'JSON'
+{ "schema_version": 1, "shapes": [
+  { "id": "m2_n2_k2", "params": { "m": 2, "n": 2, "k": 2 } },
+  { "id": "m4_n4_k4", "params": { "m": 4, "n": 4, "k": 4 } } ] }
+JSON
+args=(--repo repo --baseline HEAD --candidate HEAD --grid grid.json --runs-root runs --quiet
+  --color never --warmup 1)
+
+# check RUN TARGET: the arms stopped on precision, far below the cap, with consistent evidence.
+# A median that sits where two timer readings meet can need more samples than any other (the
+# interval spans both readings until one side wins): such an arm may reach the cap, and must say so.
+check() {
+  python3 - "$1" "$2" <<'PY' || fail "$1: the arms did not stop on precision as expected (above)"
+import glob, json, statistics, sys
+run, target = sys.argv[1], float(sys.argv[2])
+plan = json.load(open(run + "/plan.json"))
+assert plan["settings"]["stopping"] == "precision", plan["settings"]
+paths = sorted(glob.glob(run + "/results/*/*.json"))
+assert len(paths) == 6, paths
+counts, on_precision = [], 0
+for path in paths:
+    m = json.load(open(path))["measurement"]
+    n, stop, ci = len(m["samples_ns"]), m["stop"], m["stop"]["interval"]
+    where = f"{path}: {n} samples, {m['stop_reason']}"
+    print(where)
+    counts.append(n)
+    assert stop["rule"] == "precision" and stop["samples"] == n, where
+    assert stop["target"] == target and stop["confidence"] == 0.95, (where, stop)
+    med = statistics.median(m["samples_ns"])
+    assert stop["median_ns"] == med, (where, stop["median_ns"], med)
+    assert ci["lo_ns"] <= med <= ci["hi_ns"] and ci["inflation"] >= 1, (where, ci)
+    if stop["cause"] == "precision":
+        on_precision += 1
+        assert n >= 10 and ci["half_width"] <= target, (where, ci)
+        assert f"target after {n} samples" in m["stop_reason"], where
+    else:
+        assert stop["cause"] == "sample_limit" and n == 100000, where
+        assert ci["half_width"] > target and "not met" in m["stop_reason"], (where, ci)
+# The former rule ran every one of these arms to the 100 000-sample cap.
+assert on_precision >= 4, f"{on_precision} of 6 arms stopped on precision"
+assert statistics.median(counts) <= 20000, counts
+PY
+}
+
+expect_rc 0 "$ABH" run "${args[@]}" --run-id default
+check runs/default 0.001
+# The reason, interval and all, is what report.md's per-arm table shows.
+grep -q "<= 0.1% target after" runs/default/report.md || fail "report.md lacks the stop reasons"
+pass "A/A arms stop on precision far below the cap, with their evidence"
+
+# The target follows --median-precision over the band; the band reaches the worker from the plan.
+expect_rc 0 "$ABH" run "${args[@]}" --run-id override --median-precision 0.0002 --noise-band 0.05
+[ "$(jget runs/override/plan.json 'j["settings"]["median_precision"]')" = 0.0002 ] ||
+  fail "the plan lacks --median-precision"
+check runs/override 0.0002
+expect_rc 2 "$ABH" run "${args[@]}" --run-id bad --median-precision 1.5
+grep -q -- "--median-precision must be in \[0, 1)" "$T/last.err" || fail "bad target: $(cat "$T/last.err")"
+pass "--median-precision sets the target; out of range it is refused"
