@@ -48,7 +48,8 @@ std::string now_utc() {
   return buf;
 }
 
-// The log of an arm's phases, on stdout.
+// The log of an arm's phases, on stdout, and the same phases with their seconds for the result
+// (`measurement.phases`): where an arm's time goes, readable without its log.
 class PhaseLog {
  public:
   explicit PhaseLog(Clock::time_point process_start) : start_(process_start) {}
@@ -59,9 +60,19 @@ class PhaseLog {
     std::snprintf(b, sizeof b, "[%.3f s] ", elapsed_s());
     return std::cout << b;
   }
+  // Ends the phase `name` (it began where the last one ended) and starts its log line.
+  std::ostream& phase(const std::string& name) {
+    const double t = elapsed_s();
+    phases_.push_back({name, t - last_});
+    last_ = t;
+    return at();
+  }
+  const std::vector<ArmPhase>& phases() const { return phases_; }
 
  private:
   Clock::time_point start_;
+  std::vector<ArmPhase> phases_;
+  double last_ = 0;
 };
 
 // The plan's entries for this arm.
@@ -75,7 +86,7 @@ struct PlannedArm {
 
 // The plan as the arm needs it: its own entries only, when the orchestrator passed the digest of
 // the plan it checked whole (model/arm_plan.hpp); else the whole plan, read and checked here.
-Plan read_arm_plan(const ArmRequest& req, const PhaseLog& log) {
+Plan read_arm_plan(const ArmRequest& req, PhaseLog& log) {
   const auto start = Clock::now();
   const char* checked = std::getenv(worker_protocol::kPlanDigestEnv);
   std::optional<Plan> plan;
@@ -89,7 +100,7 @@ Plan read_arm_plan(const ArmRequest& req, const PhaseLog& log) {
   }
   if (!plan) plan = load_plan(req.run_dir);
   const std::chrono::duration<double> took = Clock::now() - start;
-  log.at() << "plan read in " << took.count() << " s: " << how << std::endl;
+  log.phase("plan") << "plan read in " << took.count() << " s: " << how << std::endl;
   return std::move(*plan);
 }
 
@@ -346,20 +357,20 @@ class ArmPlacement {
 // session's opening after the turn from 0.23 s to 0.12 s (docs/measurements.md); creating the
 // context before the turn moved other arms' kernel times, so that waits (docs/method.md).
 void wait_for_turn(const Plugin& plugin, StartTurn& turn, const ArmPlacement& placement,
-                   const PhaseLog& log) {
+                   PhaseLog& log) {
   if (plugin.is_cuda() && gpu_device()) {
     gpu_device()->prepare();
     log.at() << "GPU driver initialised (no context yet)" << std::endl;
   }
   const double waited = turn.wait();
-  log.at() << "turn to open the device, after waiting " << waited << " s" << std::endl;
+  log.phase("waiting for the turn") << "turn to open the device, after waiting " << waited << " s" << std::endl;
   placement.pin_process();
 }
 
 }  // namespace
 
 void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
-  const PhaseLog log(process_start);
+  PhaseLog log(process_start);
   ArmResult r;
   r.started_at = now_utc();
   r.pid = static_cast<int>(::getpid());
@@ -377,12 +388,12 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
     placement.pin_waiting();
   else
     placement.pin_process();
-  log.at() << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(cpus)
+  log.phase("identity") << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(cpus)
            << (turn.ahead() ? " (started ahead: off the first until its turn)" : "") << std::endl;
 
   const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
   const Plugin& plugin = *loaded;
-  log.at() << "plugin loaded" << std::endl;
+  log.phase("plugin") << "plugin loaded" << std::endl;
   r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda(), a.settings.timing);
   std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
             << a.task.variant << ") plugin " << plugin.name() << ", timing " << a.settings.timing
@@ -392,7 +403,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // goes onto the device before then (docs/method.md, "Starting the next arm ahead").
   if (turn.ahead()) wait_for_turn(plugin, turn, placement, log);
   const std::unique_ptr<DeviceSession> device = open_device(a, run, plugin, r);
-  log.at() << "device session open, environment probed" << std::endl;
+  log.phase("device") << "device session open, environment probed" << std::endl;
   const TimerContext tctx = device->timer_context();
   if (req.front_end && req.front_end->session_opened)
     req.front_end->session_opened(tctx.stream, tctx.device);
@@ -400,15 +411,15 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   const std::unique_ptr<Problem> problem = plugin.create(a.shape.params);
   r.measurement.flops = problem->flops();
   r.measurement.min_bytes = problem->min_bytes();
-  log.at() << "problem created" << std::endl;
+  log.phase("problem") << "problem created" << std::endl;
   check_timing_supported(a, *problem);
   const CachePlan cache = prepare_caches(a, *problem, *device, r);
-  log.at() << "caches: " << cache.description << std::endl;
+  log.phase("caches") << "caches: " << cache.description << std::endl;
   TimerContext timed = tctx;
   timed.problem = problem.get();
   timed.buffer_sets = cache.sets;
   const std::unique_ptr<Timer> timer = make_timer(r.measurement.timer, timed);
-  log.at() << "timer ready" << std::endl;
+  log.phase("timer") << "timer ready" << std::endl;
   placement.pin_measuring_thread();
   ArmWork work{*timer, [&] { problem->enqueue(tctx.stream); }, [&] { placement.see(); }};
   SetRotation rotation(*problem, cache.sets);
@@ -425,7 +436,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
     };
 
   choose_arm_tactic(a, run, *problem, work, tctx.stream, r);
-  log.at() << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
+  log.phase("tactic") << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
            << std::endl;
 
   // Warm up.
@@ -438,20 +449,23 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
                              : std::string())
             << std::endl;
   warm_up(work, a.settings, r.measurement);
+  log.phase("warm-up") << "warmed up: " << r.measurement.warmup_iterations << " iterations"
+                       << std::endl;
 
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
   measure(work, a, *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
-  log.at() << samples.size() << " samples, median " << median(samples) << " ns, "
+  log.phase("sampling") << samples.size() << " samples, median " << median(samples) << " ns, "
            << r.measurement.stop_reason << std::endl;
 
   const abh_verify_result v = verify(*problem, *device, r);
-  log.at() << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
+  log.phase("verify") << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
            << v.method << ")" << std::endl;
 
   r.placement = placement.result();
+  r.measurement.phases = log.phases();
   r.finished_at = now_utc();
   if (req.warmup) {
     log.at() << "warm-up done: median " << median(r.measurement.samples_ns)

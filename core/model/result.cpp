@@ -109,6 +109,7 @@ json to_json(const std::vector<ArmPhase>& phases) {
   json out = json::array();
   for (const auto& p : phases) out.push_back({{"name", p.name}, {"seconds", p.seconds}});
   return out;
+}
 
 const std::vector<std::pair<StopCause, std::string>>& stop_causes() {
   static const std::vector<std::pair<StopCause, std::string>> names = {
