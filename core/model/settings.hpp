@@ -14,10 +14,12 @@ struct MeasureSettings {
   int warmup_iterations = 3;
   double warmup_min_s = 0.05;
   int min_samples = 10;
-  // Wall-clock seconds of sampling before any rule may stop. 0 by default: the precision rule
-  // stops on what the comparison needs, and a time floor in summed kernel time forced 100 000
-  // samples on a 2 us kernel (docs/method.md, "Stopping").
-  double min_time_s = 0;
+  // Wall-clock seconds of sampling before any rule may stop: an arm that stops within a few
+  // milliseconds sees only the state the GPU had after its turn (a power ramp, a clock settling);
+  // replayed on the H200 reference grid, 0.1 s halved the median A/A drift of stopping at once
+  // (docs/method.md, "Stopping"). Wall clock, not summed kernel time, which forced 100 000
+  // samples on a 2 us kernel.
+  double min_time_s = 0.1;
   // precision: the target relative half-width of the median's confidence interval; 0 derives it
   // from the run's noise band (worker/stopping.hpp).
   double median_precision = 0;

@@ -144,7 +144,7 @@ TEST_CASE("fixed: exactly min_samples, and unknown rules are refused") {
 TEST_CASE("precision: the default rule, its target a tenth of the band unless given") {
   MeasureSettings s;
   CHECK(s.stopping == "precision");
-  CHECK(s.min_time_s == 0);
+  CHECK(s.min_time_s == doctest::Approx(0.1));
   CHECK(precision_target(s, kGoal) == doctest::Approx(0.001));
   CHECK(precision_target(s, {0.03, 0.95}) == doctest::Approx(0.003));
   s.median_precision = 0.0004;
