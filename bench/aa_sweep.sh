@@ -8,7 +8,8 @@
 #
 # usage: bench/aa_sweep.sh [precision ...]     (BIN=<dir with abharness>, default build/bin)
 #        extra flags for `abharness run` go in ABH_FLAGS, e.g. ABH_FLAGS="--max-time 3"
-#        SHAPES_M="1 8" narrows the grid's M values; RUN_TAG=x names the run aa_<precision>_x
+#        SHAPES_M="1 8" narrows the grid's M values; SHAPES_NK="4096x4096 4096x16384" replaces its
+#        (N, K) pairs (e.g. decode GEMMs of 10-20 us); RUN_TAG=x names the run aa_<precision>_x
 #        (runs of one WORK share its build cache)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,11 +32,11 @@ fi
 
 for prec in "${precisions[@]}"; do
   grid=$work/grid_$prec.json
-  python3 - "$prec" ${SHAPES_M:-1 8 32 128 512 1024 2048 4096} > "$grid" <<'PY'
-import json, sys
+  SHAPES_NK=${SHAPES_NK:-6656x19968 19968x6656} python3 - "$prec" ${SHAPES_M:-1 8 32 128 512 1024 2048 4096} > "$grid" <<'PY'
+import json, os, sys
 prec = sys.argv[1]
 shapes = []
-for n, k in [(6656, 19968), (19968, 6656)]:
+for n, k in [tuple(map(int, nk.split("x"))) for nk in os.environ["SHAPES_NK"].split()]:
     for m in map(int, sys.argv[2:]):
         shapes.append({"id": f"m{m}_n{n}_k{k}_{prec}", "params": {"m": m, "n": n, "k": k, "precision": prec}})
 print(json.dumps({"schema_version": 1, "shapes": shapes}, indent=1))
