@@ -385,7 +385,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
 }
 
 int resolve_start_ahead(const std::string& value, bool cuda, bool python) {
-  if (value == "auto") return !cuda ? 0 : python ? 4 : 1;
+  if (value == "auto") return !cuda ? 0 : python ? 8 : 1;
   if (value.size() <= 2 && !value.empty() &&
       value.find_first_not_of("0123456789") == std::string::npos && std::stoi(value) <= 16)
     return std::stoi(value);

@@ -1,4 +1,4 @@
-# Workers started ahead (--start-ahead N: 1 by default for GPU plugins, 4 for Python ones; 2 asked
+# Workers started ahead (--start-ahead N: 1 by default for GPU plugins, 8 for Python ones; 2 asked
 # for here on the CPU): a lane starts the next N arms' workers while the current arm measures;
 # each reads its plan and loads its plugin, and waits on its stdin for its turn, which comes when
 # the arm before it has ended. Proves that
