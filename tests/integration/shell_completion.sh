@@ -34,7 +34,7 @@ abharness completion zsh | cmp -s - "$z" || fail "the built zsh completion is st
 zsh -n "$z" || fail "zsh cannot parse the completion script"
 got=$(zsh -fc "autoload -Uz compinit && compinit -u -d $T/zcompdump && source $z && print -r -- \$_comps[abharness]")
 [ "$got" = _abharness ] || fail "zsh: sourcing the script does not register _abharness (got '$got')"
-for spec in "'--target\\[" "_abharness_targets" "(terminal markdown json csv tidy-csv svg pr)" "_files -/"; do
+for spec in "'--target[" "_abharness_targets" "(terminal markdown json csv tidy-csv svg pr)" "_files -/"; do
   grep -qF -- "$spec" "$z" || fail "zsh script lacks $spec"
 done
 # _abharness_targets, run in zsh with a command line's words, offers the repository's targets.
