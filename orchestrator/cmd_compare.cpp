@@ -3,6 +3,9 @@
 // refused (exit 3) and nothing is compared. Then each run's report is computed from its own
 // results with the same statistics options, and the comparison printed and, with --out, written.
 // Runs are told apart by directory and plan nonce, never by id (SeenRuns).
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -27,6 +30,7 @@ struct CompareFlags {
   std::vector<std::string> runs;
   StatsOptions stats;
   std::string print = "terminal";
+  std::string color = "auto";  // auto | always | never: the terminal table's verdicts
   std::string out;
   bool quiet = false;
   bool print_asked = false;  // --print was given: --quiet does not silence it
@@ -101,7 +105,9 @@ int run_compare(const CompareFlags& f) {
       if (format != "terminal")
         write_file_atomic(fs::path(f.out) / ("compare." + comparison_extension(format)),
                           render_comparison(c, format));
-  if (!f.quiet || f.print_asked) std::cout << render_comparison(c, f.print);
+  RenderOptions term;
+  term.color = use_color(f.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
+  if (!f.quiet || f.print_asked) std::cout << render_comparison(c, f.print, term);
   if (!f.out.empty())
     std::cerr << "comparison: " << (fs::path(f.out) / "compare.md").string()
               << " (.json .csv .svg)\n";
@@ -122,6 +128,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::IsMember(comparison_formats()))
       ->each([f](const std::string&) { f->print_asked = true; });
+  add_color_option(*c, f->color);
   c->add_option("--out", f->out, "also write compare.{md,json,csv,svg} into this directory");
   c->add_flag("-q,--quiet", f->quiet, "print nothing on stdout unless --print asks (with --out)");
   c->footer(R"(Examples:

@@ -1,12 +1,14 @@
-// `abharness completion bash`: a bash completion script generated from the command definitions
-// themselves (subcommands, each one's flags, the values of a flag that takes one of a fixed set,
-// directories for run-directory arguments), so it cannot fall behind them. The build writes it to
-// share/bash-completion/completions/abharness and `cmake --install` installs it there.
+// `abharness completion bash|zsh|fish`: a completion script generated from the command
+// definitions (completion.hpp). The build writes all three into the build tree's share/ and
+// `cmake --install` installs them where each shell looks. `abharness complete-targets [REPO]`
+// (hidden) lists the targets of REPO's abharness.json for --target, as the user types.
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "completion.hpp"
+#include "model/manifest.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -31,64 +33,107 @@ std::vector<std::string> choices(const CLI::Option& o) {
   return out;
 }
 
-std::vector<std::string> names(const CLI::Option& o) {
-  std::vector<std::string> out;
-  for (const auto& s : o.get_snames()) out.push_back("-" + s);
-  for (const auto& l : o.get_lnames()) out.push_back("--" + l);
-  return out;
-}
-
 bool is_command(const CLI::App* a) {
   return !a->get_name().empty() && !a->get_group().empty();  // an empty group hides it
 }
 
-// The case arms of one subcommand: its flags, its flags' fixed values, its positional kind.
-struct SubcommandCases {
-  std::string flags, values, positional;
-};
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
-SubcommandCases cases_of(const CLI::App& sub) {
-  const std::string name = sub.get_name();
-  std::vector<std::string> flags{"--help"};
-  SubcommandCases c;
+// CLI::ExistingDirectory names its type DIR; --out and --runs-root name directories to be made.
+ValueKind kind_of(const CLI::Option& o) {
+  if (o.get_type_size() == 0) return ValueKind::none;
+  if (!choices(o).empty()) return ValueKind::fixed;
+  if (o.check_lname("target")) return ValueKind::target;
+  if (o.get_type_name().find("DIR") != std::string::npos || o.check_lname("out") ||
+      o.check_lname("runs-root") || o.check_lname("resume"))
+    return ValueKind::directory;
+  return ValueKind::file;
+}
+
+CompletionCommand command_of(const CLI::App& sub) {
+  CompletionCommand c{sub.get_name(), first_line(sub.get_description()), {}, {}, {}};
   for (const CLI::Option* o : sub.get_options()) {
     if (o->get_positional()) {
-      // A run directory (CLI::ExistingDirectory names its type DIR) completes to directories.
-      if (o->get_type_name().find("DIR") != std::string::npos)
-        c.positional = "    " + name + ") COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n";
+      c.positional = kind_of(*o);
+      c.positional_values = choices(*o);
       continue;
     }
-    for (const auto& n : names(*o))
-      if (n != "-h" && n != "--help") flags.push_back(n);
-    const auto values = choices(*o);
-    if (values.empty()) continue;
-    std::vector<std::string> arms;
-    for (const auto& n : names(*o)) arms.push_back("\"" + name + " " + n + "\"");
-    c.values += "    " + join(arms, "|") + ") COMPREPLY=($(compgen -W \"" + join(values, " ") +
-                "\" -- \"$cur\")); return ;;\n";
+    CompletionOption opt;
+    for (const auto& s : o->get_snames()) opt.names.push_back("-" + s);
+    for (const auto& l : o->get_lnames()) opt.names.push_back("--" + l);
+    if (opt.names.empty()) continue;
+    opt.help = first_line(o->get_description());
+    opt.kind = kind_of(*o);
+    opt.values = choices(*o);
+    c.options.push_back(std::move(opt));
   }
-  c.flags =
-      "      " + name + ") COMPREPLY=($(compgen -W \"" + join(flags, " ") + "\" -- \"$cur\")) ;;\n";
   return c;
+}
+
+std::string names_of(const CompletionOption& o, const std::string& sub) {
+  std::vector<std::string> arms;
+  for (const auto& n : o.names) arms.push_back("\"" + sub + " " + n + "\"");
+  return join(arms, "|");
+}
+
+// The case arm that completes the value of `o` after `sub`, or "".
+std::string bash_value_arm(const CompletionOption& o, const std::string& sub) {
+  switch (o.kind) {
+    case ValueKind::fixed:
+      return "    " + names_of(o, sub) + ") COMPREPLY=($(compgen -W \"" + join(o.values, " ") +
+             "\" -- \"$cur\")); return ;;\n";
+    case ValueKind::target:
+      return "    " + names_of(o, sub) +
+             ") COMPREPLY=($(compgen -W \"$(_abharness_targets)\" -- \"$cur\")); return ;;\n";
+    case ValueKind::directory:
+      return "    " + names_of(o, sub) + ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
+    default:
+      return "";
+  }
 }
 
 }  // namespace
 
+std::vector<CompletionCommand> completion_commands(CLI::App& app) {
+  std::vector<CompletionCommand> out;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App* a) { return is_command(a); }))
+    out.push_back(command_of(*sub));
+  return out;
+}
+
 std::string bash_completion(CLI::App& app) {
   std::vector<std::string> subs;
-  SubcommandCases all;
-  for (CLI::App* sub : app.get_subcommands([](CLI::App* a) { return is_command(a); })) {
-    subs.push_back(sub->get_name());
-    SubcommandCases c = cases_of(*sub);
-    all.flags += c.flags;
-    all.values += c.values;
-    all.positional += c.positional;
+  std::string flags, values, positional;
+  for (const CompletionCommand& c : completion_commands(app)) {
+    subs.push_back(c.name);
+    std::vector<std::string> names{"--help"};
+    for (const auto& o : c.options) {
+      for (const auto& n : o.names) names.push_back(n);
+      values += bash_value_arm(o, c.name);
+    }
+    flags += "      " + c.name + ") COMPREPLY=($(compgen -W \"" + join(names, " ") +
+             "\" -- \"$cur\")) ;;\n";
+    if (c.positional == ValueKind::directory)
+      positional += "    " + c.name + ") COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n";
+    else if (c.positional == ValueKind::fixed)
+      positional += "    " + c.name + ") COMPREPLY=($(compgen -W \"" +
+                    join(c.positional_values, " ") + "\" -- \"$cur\")) ;;\n";
   }
-  const std::string sub_list = join(subs, " ");
   std::string s;
   s += "# bash completion for abharness: generated by `abharness completion bash`; do not edit.\n";
   s += "# Install: put it in ~/.local/share/bash-completion/completions/abharness, or\n";
   s += "#   source <(abharness completion bash)\n";
+  // --target's values: the targets of the repository the command line names (--repo, else the
+  // current directory, as `run` itself reads it).
+  s += "_abharness_targets() {\n";
+  s += "  local repo=. i\n";
+  s += "  for ((i = 1; i < COMP_CWORD; i++)); do\n";
+  s += "    [[ ${COMP_WORDS[i]} == --repo ]] && repo=${COMP_WORDS[i+1]}\n";
+  s += "  done\n";
+  s += "  \"${COMP_WORDS[0]}\" " + std::string(kCompleteTargets) + " \"$repo\" 2>/dev/null\n";
+  s += "}\n";
   s += "_abharness() {\n";
   s += "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub= i\n";
   s += "  COMPREPLY=()\n";
@@ -101,16 +146,16 @@ std::string bash_completion(CLI::App& app) {
   s += "    if [[ $cur == -* ]]; then\n";
   s += "      COMPREPLY=($(compgen -W \"--help --version\" -- \"$cur\"))\n";
   s += "    else\n";
-  s += "      COMPREPLY=($(compgen -W \"" + sub_list + "\" -- \"$cur\"))\n";
+  s += "      COMPREPLY=($(compgen -W \"" + join(subs, " ") + "\" -- \"$cur\"))\n";
   s += "    fi\n";
   s += "    return\n";
   s += "  fi\n";
-  s += "  case \"$sub $prev\" in\n" + all.values + "  esac\n";
+  s += "  case \"$sub $prev\" in\n" + values + "  esac\n";
   s += "  if [[ $cur == -* ]]; then\n";
-  s += "    case $sub in\n" + all.flags + "    esac\n";
+  s += "    case $sub in\n" + flags + "    esac\n";
   s += "    return\n";
   s += "  fi\n";
-  s += "  case $sub in\n" + all.positional + "  esac\n";
+  s += "  case $sub in\n" + positional + "  esac\n";
   s += "}\n";
   // -o default: an option's value with no fixed set (a grid file, a repository) completes to file
   // names, as bash would without this script.
@@ -120,12 +165,33 @@ std::string bash_completion(CLI::App& app) {
 
 void add_completion_command(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
-  auto* c = app.add_subcommand("completion", "print a shell completion script (bash)");
-  c->add_option("shell", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));
-  c->footer(
-      "Example:\n  source <(abharness completion bash)\n`cmake --install` installs it as "
-      "share/bash-completion/completions/abharness.");
-  c->callback([shell, &app] { std::cout << bash_completion(app); });
+  auto* c = app.add_subcommand("completion", "print a shell completion script (bash, zsh, fish)");
+  c->add_option("shell", *shell, "the shell: bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  c->footer(R"(Examples:
+  source <(abharness completion bash)
+  abharness completion zsh > "${fpath[1]}/_abharness"
+  abharness completion fish > ~/.config/fish/completions/abharness.fish
+`cmake --install` installs all three where the shells look for them.)");
+  c->callback([shell, &app] {
+    if (*shell == "bash") std::cout << bash_completion(app);
+    if (*shell == "zsh") std::cout << zsh_completion(app);
+    if (*shell == "fish") std::cout << fish_completion(app);
+  });
+
+  // Hidden (no group): what the scripts ask for --target. Silent on a repository without a
+  // readable manifest, since a completion must never print an error into the command line.
+  auto repo = std::make_shared<std::string>(".");
+  auto* t = app.add_subcommand(kCompleteTargets, "the targets of REPO's abharness.json");
+  t->group("");
+  t->add_option("repo", *repo, "kernel repository (default: the current directory)");
+  t->callback([repo] {
+    try {
+      for (const auto& name : manifest_targets(*repo)) std::cout << name << "\n";
+    } catch (const std::exception&) {
+    }
+  });
 }
 
 }  // namespace abh

@@ -21,6 +21,14 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
 }
 
+void add_color_option(CLI::App& c, std::string& color) {
+  c.add_option("--color", color,
+               "colour the table's verdicts: auto (on a terminal, unless NO_COLOR is set), always "
+               "or never")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
 void add_report_flags(CLI::App& c, ReportFlags& f) {
   add_stats_flags(c, f.stats);
   c.add_flag("--fail-on-regression", f.fail_on_regression,
@@ -30,12 +38,11 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
              "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
   c.add_flag("-q,--quiet", f.quiet,
              "no progress line and no table (reports are still written; --print still prints)");
-  c.add_option("--color", f.color, "colour the table: auto (on a terminal, unless NO_COLOR is set)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  c.add_option("--print", f.print,
-               "format printed on stdout: terminal | markdown | json | csv | svg | pr (json for "
-               "CI, pr for a pull-request comment)")
+  add_color_option(c, f.color);
+  c.add_option(
+       "--print", f.print,
+       "format printed on stdout: terminal | markdown | json | csv | tidy-csv | svg | pr (json for "
+       "CI, pr for a pull-request comment)")
       ->capture_default_str()
       ->check(CLI::IsMember(report_formats()))
       ->each([&f](const std::string&) { f.print_asked = true; });
@@ -47,7 +54,15 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto* c = app.add_subcommand("report", "re-render the reports of a run (validates it first)");
   c->add_option("run", *dir, "run directory")->required()->check(CLI::ExistingDirectory);
   add_report_flags(*c, *flags);
-  c->footer("Example:\n  abharness report runs/20261129-120000-abc123 --noise-band 0.02");
+  c->add_option("--out", flags->out,
+                "write report.{md,json,csv,tidy.csv,svg,pr.md} into this directory (created when "
+                "missing) instead of the run directory");
+  c->footer(R"(Examples:
+  abharness report runs/20261129-120000-abc123 --noise-band 0.02
+  abharness report downloaded-run/ --out reports/     # a read-only run: the reports elsewhere
+  abharness report downloaded-run/ --print markdown   # a read-only run: printed, nothing written
+The run directory is only read; the reports are written into it unless --out names another
+directory. A run directory that cannot be written (a downloaded artifact) needs --out or --print.)");
   c->callback([dir, flags, &exit_code] {
     Plan plan = load_plan(*dir);
     exit_code = conclude(*dir, plan, validate_run(*dir, plan, adaptive_blocks), *flags);

@@ -11,9 +11,9 @@ void add_grid_command(CLI::App& app);
 void add_roofline_command(CLI::App& app);
 
 namespace abh {
-// `abharness completion bash`: the completion script of `app`'s commands (cmd_completion.cpp).
+// `abharness completion bash|zsh|fish`: the completion script of `app`'s commands
+// (cmd_completion.cpp, completion.hpp), and the hidden `complete-targets` the scripts call.
 void add_completion_command(CLI::App& app);
-std::string bash_completion(CLI::App& app);
 // `abharness compare RUN_DIR...`: finished runs side by side (cmd_compare.cpp).
 void add_compare_command(CLI::App& app, int& exit_code);
 }  // namespace abh

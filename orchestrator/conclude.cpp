@@ -36,6 +36,45 @@ void print_shapes(const std::vector<GateShape>& shapes) {
   for (const auto& s : shapes) std::cerr << "  " << s.shape << ": " << s.reason << "\n";
 }
 
+// Where the report files go: --out (created when missing), else the run directory. A run directory
+// that cannot be written (a downloaded artifact, a read-only mount) is only read: with --print the
+// report is printed and nothing written, which stderr says; without --print or --out that is an
+// error naming both, since the user would otherwise get nothing.
+std::optional<fs::path> report_dir(const fs::path& run_dir, const ReportFlags& flags) {
+  if (!flags.out.empty()) {
+    std::error_code ec;
+    fs::create_directories(flags.out, ec);
+    if (ec)
+      throw Error("cannot create --out directory " + flags.out + ": " + ec.message() +
+                  ": name a directory you can write");
+    return fs::path(flags.out);
+  }
+  if (::access(run_dir.c_str(), W_OK) == 0) return run_dir;
+  if (flags.print_asked) {
+    std::cerr << "abharness: " << run_dir.string()
+              << " is read-only: the reports are printed only, not written (--out DIR writes "
+                 "them elsewhere)\n";
+    return std::nullopt;
+  }
+  throw UsageError("cannot write the reports into " + run_dir.string() +
+                   ": it is read-only (a downloaded run?): --out DIR writes them elsewhere, "
+                   "--print FORMAT prints one on stdout");
+}
+
+std::optional<fs::path> write_reports(const Report& report, const fs::path& run_dir,
+                                      const ReportFlags& flags) {
+  const std::optional<fs::path> dir = report_dir(run_dir, flags);
+  if (!dir) return dir;
+  for (const auto& f : report_format_table())
+    if (f.name != "terminal") {
+      if (flags.out.empty())
+        RunDirFs(run_dir).write_atomic("report." + f.extension, f.render(report, {}));
+      else
+        write_file_atomic(*dir / ("report." + f.extension), f.render(report, {}));
+    }
+  return dir;
+}
+
 }  // namespace
 
 int gate_exit_code(const Report& report, const Validation& v, const fs::path& run_dir,
@@ -93,17 +132,17 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
     sol.table_error = e.what();
   }
   Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
-  for (const auto& f : report_format_table())
-    if (f.name != "terminal")
-      RunDirFs(run_dir).write_atomic("report." + f.extension, f.render(report, {}));
+  const std::optional<fs::path> written = write_reports(report, run_dir, flags);
   RenderOptions term;
   term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   // Machine-readable output goes to stdout alone (progress and messages are on stderr), so
   // `abharness run ... --print json > report.json` works in CI. What --print asks for is printed
   // even with --quiet, which silences the rest.
   if (!flags.quiet || flags.print_asked) std::cout << render(report, flags.print, term);
-  std::cerr << "reports: " << (run_dir / "report.md").string() << " (.json .csv .svg .pr.md)\n"
-            << "result-set digest: " << v.result_set_digest << "\n";
+  if (written)
+    std::cerr << "reports: " << (*written / "report.md").string()
+              << " (.json .csv .tidy.csv .svg .pr.md)\n";
+  std::cerr << "result-set digest: " << v.result_set_digest << "\n";
   return gate_exit_code(report, v, run_dir, flags);
 }
 

@@ -18,11 +18,13 @@ int main(int argc, char** argv) {
       "verify"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text(build_info()));
+  // Every command's help on one page: what the man page (help2man) is made from.
+  app.set_help_all_flag("--help-all", "print the help of every command");
   app.footer(R"(Examples:
   abharness run --baseline main --candidate WORKTREE --grid shapes.json
   abharness resume runs/<id>          # run only what is missing or failed
   abharness verify runs/<id>          # re-check every result; prints the result-set digest
-  abharness report runs/<id>          # re-render report.{md,json,csv,svg}
+  abharness report runs/<id>          # re-render report.{md,json,csv,tidy.csv,svg,pr.md}
   abharness compare runs/h100 runs/h200   # finished runs side by side (not interleaved)
   abharness doctor                    # binaries, toolchains, GPUs, clocks and throttling
   abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json

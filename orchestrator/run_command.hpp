@@ -23,8 +23,12 @@ struct ReportFlags {
   std::string color = "auto";      // auto | always | never
   std::string print = "terminal";  // the format printed on stdout: any report format
   bool print_asked = false;        // --print was given: --quiet does not silence it
+  // `report --out`: the directory the report files go to; empty: the run directory.
+  std::string out;
 };
 void add_report_flags(CLI::App& cmd, ReportFlags& f);  // cmd_report.cpp
+// --color auto|always|never, for every command that prints a table with verdicts.
+void add_color_option(CLI::App& cmd, std::string& color);
 // --noise-band, --confidence, --resamples, --seed, --raw-clocks alone (also for `compare`).
 void add_stats_flags(CLI::App& cmd, StatsOptions& s);
 

@@ -4,10 +4,14 @@
 # python3-numpy and python3-venv: the NumPy example of Python plugins and its test.
 # slurm-wlm and munge: the Slurm launcher's test (tests/integration/slurm.sh) starts its own
 # munged, slurmctld and slurmd from them; nothing here configures or enables a cluster.
+# help2man: the man page, made at build time. librsvg2-bin (rsvg-convert): the report test renders
+# report.svg to PNG as a reader's tools would. zsh and fish: the completion test loads their
+# scripts in the real shells.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git python3 libgit2-dev libssl-dev nlohmann-json3-dev
       libcli11-dev libboost-dev libboost-filesystem-dev doctest-dev python3-jsonschema
-      libvalijson-dev python3-yaml bsdutils python3-numpy python3-venv slurm-wlm munge)
+      libvalijson-dev python3-yaml bsdutils python3-numpy python3-venv slurm-wlm munge
+      help2man librsvg2-bin zsh fish)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -146,8 +146,11 @@ BuildRecipe recipe_from_json(const json& p, const std::string& target, const std
 
 }  // namespace
 
-BuildRecipe load_recipe(const fs::path& src, const std::string& target,
-                        const SubstitutionVars& vars) {
+namespace {
+
+// <src>/abharness.json, read and checked against schemas/manifest.schema.json (what the schema
+// cannot say is checked by recipe_from_json).
+json load_manifest(const fs::path& src, const std::string& target) {
   const fs::path file = src / kManifestName;
   std::error_code ec;
   if (!fs::exists(file, ec))
@@ -161,10 +164,20 @@ BuildRecipe load_recipe(const fs::path& src, const std::string& target,
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
-  const std::string fname = file.string();
-  // The schema (schemas/manifest.schema.json) says what a manifest is; what it cannot say is
-  // checked below.
-  check_schema(root, "manifest", fname);
+  check_schema(root, "manifest", file.string());
+  return root;
+}
+
+}  // namespace
+
+std::vector<std::string> manifest_targets(const fs::path& src) {
+  return plugin_names(load_manifest(src, "TARGET").at("plugins"));
+}
+
+BuildRecipe load_recipe(const fs::path& src, const std::string& target,
+                        const SubstitutionVars& vars) {
+  const json root = load_manifest(src, target);
+  const std::string fname = (src / kManifestName).string();
   const json& plugins = root.at("plugins");
   auto it = plugins.find(target);
   if (it == plugins.end()) {

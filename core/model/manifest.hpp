@@ -57,6 +57,10 @@ struct SubstitutionVars {
 BuildRecipe load_recipe(const std::filesystem::path& src, const std::string& target,
                         const SubstitutionVars& vars);
 
+// The targets (keys under "plugins") that <src>/abharness.json declares, sorted; UsageError like
+// load_recipe's when it is missing or malformed. Shell completion offers them for --target.
+std::vector<std::string> manifest_targets(const std::filesystem::path& src);
+
 json to_json(const BuildRecipe& r);
 json to_json(const PythonPlugin& p);
 // Reads the "python" object of a recipe (manifest or plan); `where` names it in errors.

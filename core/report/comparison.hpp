@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "report/report.hpp"
+#include "report/report_render.hpp"
 #include "system/json_io.hpp"
 
 namespace abh {
@@ -80,6 +81,8 @@ Comparison comparison_from_json(const json& j, const std::string& where);
 std::vector<std::string> comparison_formats();
 // `extension` of the file `abharness compare --out DIR` writes for `format`, e.g. "md".
 std::string comparison_extension(const std::string& format);
-std::string render_comparison(const Comparison& c, const std::string& format);
+// opt.color: the terminal table's verdicts in colour.
+std::string render_comparison(const Comparison& c, const std::string& format,
+                              const RenderOptions& opt = {});
 
 }  // namespace abh

@@ -41,7 +41,7 @@ std::string geomean_text(const ComparedRun& r, double confidence) {
          fmt::interval(*r.geomean_ci) + ", " + to_string(*r.geomean_verdict) + ")";
 }
 
-std::string render_terminal_comparison(const Comparison& c) {
+std::string render_terminal_comparison(const Comparison& c, const RenderOptions& opt) {
   std::string out = std::string(kCompareTitle) + "\n" + kExplanation + "\n\n";
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const ComparedRun& r = c.runs[i];
@@ -61,15 +61,16 @@ std::string render_terminal_comparison(const Comparison& c) {
   for (const auto& s : c.shapes) {
     std::vector<text_table::Cell> cells{{fmt::one_line(s.shape)}};
     for (const auto& cell : s.runs)
-      cells.insert(cells.end(), {{speedup_text(cell)},
-                                 {time_text(cell, &ShapeEstimate::baseline_ns)},
-                                 {time_text(cell, &ShapeEstimate::candidate_ns)}});
+      cells.insert(cells.end(),
+                   {{speedup_text(cell), cell ? fmt::verdict_colour(cell->verdict) : ""},
+                    {time_text(cell, &ShapeEstimate::baseline_ns)},
+                    {time_text(cell, &ShapeEstimate::candidate_ns)}});
     rows.push_back(std::move(cells));
   }
-  return out + "\n" + text_table::render(rows, false);
+  return out + "\n" + text_table::render(rows, opt.color);
 }
 
-std::string render_markdown_comparison(const Comparison& c) {
+std::string render_markdown_comparison(const Comparison& c, const RenderOptions&) {
   const std::string ci = fmt::confidence_label(c.stats.confidence);
   std::string out = "### " + std::string(kCompareTitle) + "\n\n" + kExplanation + "\n\n";
   out +=
@@ -118,7 +119,7 @@ std::string render_markdown_comparison(const Comparison& c) {
 using fmt::csv_number;
 
 // RFC 4180 like report.csv: one row per shape, seven columns per run prefixed with its label.
-std::string render_csv_comparison(const Comparison& c) {
+std::string render_csv_comparison(const Comparison& c, const RenderOptions&) {
   constexpr std::array<const char*, 7> kColumns = {"present", "verdict",     "speedup",     "ci_lo",
                                                    "ci_hi",   "baseline_ns", "candidate_ns"};
   std::vector<std::string> header{"shape", "label"};
@@ -145,7 +146,7 @@ std::string render_csv_comparison(const Comparison& c) {
 
 // One row group per shape, one bar per run (1.0 to its speedup, its interval as a whisker),
 // a colour per run named in the legend.
-std::string render_svg_comparison(const Comparison& c) {
+std::string render_svg_comparison(const Comparison& c, const RenderOptions&) {
   using svg::num;
   using svg::xml;
   static const std::array<const char*, 6> kColours = {"#1f77b4", "#ff7f0e", "#2ca02c",
@@ -180,17 +181,18 @@ std::string render_svg_comparison(const Comparison& c) {
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const double y = 52 + 16 * static_cast<double>(i);
     o += "<rect x=\"10\" y=\"" + num(y) + "\" width=\"14\" height=\"10\" fill=\"" + colour(i) +
-         "\"/><text x=\"30\" y=\"" + num(y + 9) + "\" font-size=\"11\">" +
-         xml("[" + std::to_string(i + 1) + "] " + c.runs[i].label + ": " +
-             join(c.runs[i].machines, "; ")) +
-         "</text>\n";
+         "\"/>" +
+         svg::fitted_text("[" + std::to_string(i + 1) + "] " + c.runs[i].label + ": " +
+                              join(c.runs[i].machines, "; "),
+                          30, y + 9, kWidth - 40, 11, " font-size=\"11\"") +
+         "\n";
   }
   o += svg::speedup_axis(x, c.stats.noise_band, top, plot_h);
   for (std::size_t s = 0; s < c.shapes.size(); ++s) {
     const ComparedShape& shape = c.shapes[s];
     const double y0 = top + group * static_cast<double>(s);
-    o += "<g class=\"shape\"><text x=\"" + num(kLabelW - 8) + "\" y=\"" + num(y0 + group / 2 + 4) +
-         "\" text-anchor=\"end\">" + xml(svg::truncate(shape.shape, 40)) + "</text>";
+    o += "<g class=\"shape\">" + svg::fitted_text(shape.shape, kLabelW - 8, y0 + group / 2 + 4,
+                                                  kLabelW - 16, 12, " text-anchor=\"end\"");
     for (std::size_t i = 0; i < shape.runs.size(); ++i) {
       const ComparedCell& cell = shape.runs[i];
       const double cy = y0 + kGap / 2 + kBar * (static_cast<double>(i) + 0.5);
@@ -218,10 +220,10 @@ std::string render_svg_comparison(const Comparison& c) {
 struct ComparisonFormat {
   const char* name;
   const char* extension;
-  std::string (*render)(const Comparison&);
+  std::string (*render)(const Comparison&, const RenderOptions&);
 };
 
-std::string render_json_comparison(const Comparison& c) {
+std::string render_json_comparison(const Comparison& c, const RenderOptions&) {
   return to_json(c).dump(2) + "\n";
 }
 
@@ -255,8 +257,9 @@ std::string comparison_extension(const std::string& format) {
   return comparison_format(format).extension;
 }
 
-std::string render_comparison(const Comparison& c, const std::string& format) {
-  return comparison_format(format).render(c);
+std::string render_comparison(const Comparison& c, const std::string& format,
+                              const RenderOptions& opt) {
+  return comparison_format(format).render(c, opt);
 }
 
 }  // namespace abh

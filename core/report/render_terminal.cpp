@@ -42,24 +42,7 @@ std::string render(const std::vector<std::vector<Cell>>& rows, bool colour) {
 
 namespace {
 
-const char* colour_of(Verdict v) {
-  switch (v) {
-    case Verdict::faster:
-      return "\x1b[32m";  // green
-    case Verdict::slower:
-      return "\x1b[31m";  // red
-    case Verdict::same:
-      return "";  // plain: nothing to look at
-    case Verdict::ambiguous:
-      return "\x1b[33m";  // yellow
-    case Verdict::unstable:
-      return "\x1b[35m";  // magenta
-    case Verdict::failed:
-      return "\x1b[1;31m";  // bold red
-  }
-  return "";
-}
-
+using fmt::verdict_colour;
 using text_table::Cell;
 
 std::string table(const std::vector<std::vector<Cell>>& rows, bool colour) {
@@ -98,7 +81,7 @@ std::string shape_table(const Report& r, const RenderOptions& opt) {
     if (sol) cells.push_back({fmt::sol_pair(row)});
     std::string verdict = to_string(row.verdict);
     if (!row.throttled_arms.empty()) verdict += " [throttled]";
-    cells.push_back({verdict, colour_of(row.verdict)});
+    cells.push_back({verdict, verdict_colour(row.verdict)});
     rows.push_back(std::move(cells));
   }
   std::string out = table(rows, opt.color);
@@ -111,8 +94,8 @@ std::string summary(const Report& r, const RenderOptions& opt) {
   std::string out;
   if (s.geomean) {
     std::string verdict = to_string(*s.geomean_verdict);
-    if (opt.color && *colour_of(*s.geomean_verdict))
-      verdict = colour_of(*s.geomean_verdict) + verdict + "\x1b[0m";
+    if (opt.color && *verdict_colour(*s.geomean_verdict))
+      verdict = verdict_colour(*s.geomean_verdict) + verdict + "\x1b[0m";
     out += "geomean speedup    " + fmt::ratio(*s.geomean) + "  " +
            fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*s.geomean_ci) + "  " +
            verdict + "  (over " + std::to_string(s.shapes_compared) + " of " +

@@ -20,6 +20,7 @@
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
 #include "stats/statistics.hpp"
+#include "system/json_io.hpp"
 
 namespace abh {
 
@@ -69,6 +70,7 @@ struct ShapeEstimate {
 struct ShapeRow : ShapeEstimate {
   std::string shape;
   std::string label;
+  json params = json::object();   // the grid's parameters of the shape, as the plugin got them
   std::string timing = "kernel";  // what its arms timed (model/timing.hpp): one per row
   std::vector<ArmStats> arms;     // in execution order
   std::optional<double> drift;    // last A / first A (statistics.hpp); absent with one A arm

@@ -151,6 +151,7 @@ ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
   ShapeRow row;
   row.shape = shape.id;
   row.label = shape.label;
+  row.params = shape.params;
   row.timing = shape_timing(shape);
   std::vector<const Measurement*> measured;  // beside row.arms, for the valid arms
   std::string failures;

@@ -154,6 +154,7 @@ json to_json(const ShapeRow& r) {
   json j = to_json(static_cast<const ShapeEstimate&>(r));
   j.update(json{{"shape", r.shape},
                 {"label", r.label},
+                {"params", r.params},
                 {"timing", r.timing},
                 {"drift", opt_json(r.drift)},
                 {"arm_variation", arm_variation_json(r)},
@@ -172,6 +173,8 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   ShapeRow r;
   r.shape = field<std::string>(j, "shape", w);
   r.label = field<std::string>(j, "label", w);
+  // Absent in reports written before the parameters were part of them.
+  if (j.contains("params")) r.params = object_field(j, "params", w);
   // Absent in reports of runs made before the timing was a choice: they timed kernels.
   r.timing = field_or<std::string>(j, "timing", w, kTimingKernel);
   static_cast<ShapeEstimate&>(r) = shape_estimate_from_json(j, w);

@@ -20,7 +20,11 @@ const std::vector<ReportFormat>& report_format_table() {
       {"markdown", "md", "summary, per-shape table and folded provenance for a pull request",
        render_markdown},
       {"json", "json", "the whole report (schemas/report.schema.json)", render_json},
-      {"csv", "csv", "one row per shape (RFC 4180)", render_csv},
+      {"csv", "csv", "one row per shape, per-arm values in arm-prefixed columns (RFC 4180)",
+       render_csv},
+      {"tidy-csv", "tidy.csv",
+       "one row per shape and per arm, parameters as columns: runs stack (docs/csv.md)",
+       render_tidy_csv},
       {"svg", "svg", "per-shape speedup chart with intervals, noise band and drift", render_svg},
       {"pr", "pr.md", "a pull-request comment that always fits GitHub's 65,536 characters",
        render_pr},
@@ -180,6 +184,24 @@ std::vector<std::string> timing_geomeans(const Report& r) {
     out.push_back(line);
   }
   return out;
+}
+
+const char* verdict_colour(Verdict v) {
+  switch (v) {
+    case Verdict::faster:
+      return "\x1b[32m";  // green
+    case Verdict::slower:
+      return "\x1b[31m";  // red
+    case Verdict::same:
+      return "";  // plain: nothing to look at
+    case Verdict::ambiguous:
+      return "\x1b[33m";  // yellow
+    case Verdict::unstable:
+      return "\x1b[35m";  // magenta
+    case Verdict::failed:
+      return "\x1b[1;31m";  // bold red
+  }
+  return "";
 }
 
 std::string one_line(const std::string& s) {

@@ -34,6 +34,10 @@ std::string render_terminal(const Report& r, const RenderOptions& opt);
 std::string render_markdown(const Report& r, const RenderOptions& opt);
 std::string render_json(const Report& r, const RenderOptions& opt);
 std::string render_csv(const Report& r, const RenderOptions& opt);
+// One row per shape and one per arm, the shape's parameters as columns (render_tidy_csv.cpp,
+// docs/csv.md); tidy_csv_columns: its fixed columns, in order, before the parameters.
+std::string render_tidy_csv(const Report& r, const RenderOptions& opt);
+const std::vector<std::string>& tidy_csv_columns();
 std::string render_svg(const Report& r, const RenderOptions& opt);
 // A pull-request comment (render_pr.cpp): never more than kPrCommentLimit characters, GitHub's
 // limit for one comment, and it starts with kPrMarker, by which a CI job finds its own comment
@@ -88,6 +92,8 @@ std::string arm_clock(const ArmStats& a);
 // Text from result files (failure reasons, notes) on one line, with control characters (terminal
 // escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.
 std::string one_line(const std::string& s);
+// The ANSI colour a terminal shows a verdict in ("" for same: nothing to look at).
+const char* verdict_colour(Verdict v);
 // CSV (RFC 4180, render_csv.cpp): a field quoted when it holds a comma, a quote or a line break;
 // a number in full precision, or an empty field when absent.
 std::string csv_field(const std::string& s);

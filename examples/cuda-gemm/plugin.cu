@@ -44,24 +44,6 @@ DeviceBuffer upload(const std::vector<float>& host) {
 
 using abh_plugin::say;
 
-// Pulls one integer out of a flat JSON object without a JSON library (nvcc builds this file on
-// machines that may lack nlohmann/json). Strict enough for {"m":1,"n":2,"k":3,"seed":4}.
-long long json_int(const std::string& j, const char* key, long long fallback, bool required) {
-  std::string needle = std::string("\"") + key + "\"";
-  auto pos = j.find(needle);
-  if (pos == std::string::npos) {
-    if (required) throw std::invalid_argument(std::string("param '") + key + "' is missing");
-    return fallback;
-  }
-  pos = j.find(':', pos + needle.size());
-  if (pos == std::string::npos) throw std::invalid_argument(std::string("param '") + key + "'");
-  char* end = nullptr;
-  long long v = std::strtoll(j.c_str() + pos + 1, &end, 10);
-  if (end == j.c_str() + pos + 1)
-    throw std::invalid_argument(std::string("param '") + key + "' must be an integer");
-  return v;
-}
-
 }  // namespace
 
 // The operands one iteration reads and writes.
@@ -81,15 +63,13 @@ namespace {
 
 int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
   try {
-    std::string j(params_json);
+    const abh_plugin::Params j(params_json);
+    j.only({"m", "n", "k", "seed"});
     auto p = std::make_unique<abh_problem>();
-    for (auto [key, dst] : {std::pair{"m", &p->m}, std::pair{"n", &p->n}, std::pair{"k", &p->k}}) {
-      long long v = json_int(j, key, 0, true);
-      if (v < 1 || v > (1 << 16))
-        throw std::invalid_argument(std::string("param '") + key + "' must be in [1, 65536]");
-      *dst = static_cast<int>(v);
-    }
-    std::mt19937 rng(static_cast<unsigned>(json_int(j, "seed", 1, false)));
+    p->m = static_cast<int>(j.required_int("m", 1, 1 << 16));
+    p->n = static_cast<int>(j.required_int("n", 1, 1 << 16));
+    p->k = static_cast<int>(j.required_int("k", 1, 1 << 16));
+    std::mt19937 rng(static_cast<unsigned>(j.optional_int("seed", 1, 0, UINT32_MAX)));
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
     p->a.resize(size_t(p->m) * p->k);
     p->b.resize(size_t(p->k) * p->n);

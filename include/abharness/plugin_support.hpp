@@ -15,11 +15,25 @@
  *   // capabilities, buffer_set_bytes, make_buffer_sets and use_buffer_set:
  *   ABH_PLUGIN_DEFINE_V2("my-gemm", ABH_DEVICE_CUDA)
  *   ABH_PLUGIN_DEFINE_ONE_TACTIC_V2("my-gemm", ABH_DEVICE_CUDA, tactic_of)
+ *
+ * and a typed reader of the parameters create() receives (no JSON library needed, so nvcc builds
+ * it anywhere):
+ *
+ *   abh_plugin::Params p(params_json);               // ParamError unless a JSON object
+ *   p.only({"m", "n", "k", "seed"});                  // refuses a key the plugin does not read
+ *   long long m = p.required_int("m", 1, 65536);      // refuses a missing or out-of-range value
+ *   long long seed = p.optional_int("seed", 1, 0, INT_MAX);
+ *   std::string dtype = p.optional_string("dtype", "fp32");
+ *
+ * Every ParamError names the shape (by its parameters: all a plugin sees of it) and the field.
+ * docs/plugins.md walks through a plugin from zero to a verified run.
  */
 #ifndef ABHARNESS_PLUGIN_SUPPORT_HPP
 #define ABHARNESS_PLUGIN_SUPPORT_HPP
 
 #include <abharness/plugin.h>
+
+#include <abharness/plugin_params.hpp>
 
 #include <cstdio>
 #include <cstring>

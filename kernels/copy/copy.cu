@@ -13,7 +13,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 struct abh_problem {
@@ -64,16 +63,10 @@ int cuda_fail(cudaError_t e, const char* what, char* err, size_t len) {
 // The parameters: {"bytes": N}; false with a message for anything else.
 bool read_params(const char* params_json, abh_problem& p, char* err, size_t len) {
   try {
-    const auto j = nlohmann::json::parse(params_json);
-    for (const auto& [key, value] : j.items()) {
-      (void)value;
-      if (key != "bytes")
-        throw std::runtime_error("unknown param '" + key + "': this plugin reads only 'bytes'");
-    }
-    const long long b = j.at("bytes").get<long long>();
-    if (b < 4096 || b > (8LL << 30) || b % 16 != 0)
-      throw std::runtime_error("'bytes' must be a multiple of 16 in [4096, 8 GiB], got " +
-                               std::to_string(b));
+    const abh_plugin::Params j(params_json);
+    j.only({"bytes"});
+    const long long b = j.required_int("bytes", 4096, 8LL << 30);
+    if (b % 16 != 0) j.fail("bytes", "must be a multiple of 16, got " + std::to_string(b));
     p.bytes = static_cast<std::size_t>(b);
     return true;
   } catch (const std::exception& e) {

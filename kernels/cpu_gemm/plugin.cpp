@@ -11,10 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -42,17 +42,17 @@ const std::pair<const char*, const char*> kKeys[] = {
     {"d_type", "fp32"}, {"a_scale", "none"}, {"b_scale", "none"}};
 
 // Empty when every key is known and every descriptive key names what this plugin runs.
-std::string refusal(const nlohmann::json& j) {
-  for (const auto& [key, value] : j.items()) {
+std::string refusal(const abh_plugin::Params& j) {
+  for (const std::string& key : j.keys()) {
     const auto* it = std::find_if(std::begin(kKeys), std::end(kKeys),
                                   [&](const auto& kv) { return key == kv.first; });
     if (it == std::end(kKeys))
-      return "cpu-gemm: unknown param '" + key +
+      return "cpu-gemm: shape " + j.shape() + ": unknown param '" + key +
              "' (it reads m, n, k, seed, dtype and checks precision, layout, a_type, b_type, "
              "d_type, a_scale, b_scale): remove it from the grid";
-    if (*it->second && !(value.is_string() && value.get<std::string>() == it->second))
-      return "cpu-gemm: param '" + key + "' is " + value.dump() + ", but this plugin runs " + key +
-             " \"" + it->second +
+    if (*it->second && j.raw(key) != std::string("\"") + it->second + "\"")
+      return "cpu-gemm: shape " + j.shape() + ": param '" + key + "' is " + j.raw(key) +
+             ", but this plugin runs " + key + " \"" + it->second +
              "\" only: use the cublaslt plugin for bf16/fp8 and the TN/NT layouts";
   }
   return "";
@@ -60,29 +60,24 @@ std::string refusal(const nlohmann::json& j) {
 
 int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
   try {
-    auto j = nlohmann::json::parse(params_json);
-    if (!j.is_object()) throw std::runtime_error("params must be a JSON object");
+    const abh_plugin::Params j(params_json);
     if (std::string why = refusal(j); !why.empty()) {
       say(err, err_len, why);
       return ABH_ERR_UNSUPPORTED;
     }
-    auto dim = [&](const char* key) -> std::size_t {
-      if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
-          j[key].get<long long>() > static_cast<long long>(kMaxDim))
-        throw std::runtime_error(std::string("param '") + key + "' must be an integer in [1, " +
-                                 std::to_string(kMaxDim) + "]");
-      return j[key].get<std::size_t>();
+    auto dim = [&](const char* key) {
+      return static_cast<std::size_t>(j.required_int(key, 1, static_cast<long long>(kMaxDim)));
     };
     auto p = std::make_unique<abh_problem>();
     p->m = dim("m"), p->n = dim("n"), p->k = dim("k");
-    std::string dtype = j.value("dtype", std::string("fp32"));
+    std::string dtype = j.optional_string("dtype", "fp32");
     if (dtype != "fp32") {
       say(err, err_len,
           "cpu-gemm supports dtype fp32 only (got '" + dtype +
               "'): use the cublaslt plugin for bf16/fp8");
       return ABH_ERR_UNSUPPORTED;
     }
-    std::mt19937 rng(j.value("seed", 1u));
+    std::mt19937 rng(static_cast<std::uint32_t>(j.optional_int("seed", 1, 0, UINT32_MAX)));
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
     p->a.resize(p->m * p->k);
     p->b.resize(p->k * p->n);

@@ -1,7 +1,6 @@
 // Phases 1 and 2 of a cuBLASLt GEMM problem (problem.hpp): its parameters, and whether this GPU
 // and cuBLASLt can run them.
-#include <algorithm>
-#include <iterator>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -12,67 +11,34 @@ namespace {
 
 constexpr long long kMaxDim = 1 << 16;
 
-Elem parse_fp8(const nlohmann::json& j, const char* key) {
-  if (j.contains(key) && !j[key].is_string())
-    throw Failure(ABH_ERR_INVALID_PARAMS, std::string("param '") + key + "' must be a string");
-  std::string t = j.value(key, std::string("e4m3"));
+Elem parse_fp8(const abh_plugin::Params& j, const char* key) {
+  const std::string t = j.optional_string(key, "e4m3");
   if (t == "e4m3") return Elem::e4m3;
   if (t == "e5m2") return Elem::e5m2;
-  throw Failure(ABH_ERR_INVALID_PARAMS,
-                std::string("param '") + key + "' must be \"e4m3\" or \"e5m2\", got \"" + t + "\"");
+  j.fail(key, "must be \"e4m3\" or \"e5m2\", got \"" + t + "\"");
 }
 
 // ---- Phase 1: read the parameters. Every key of the grid vocabulary (docs/grids.md) is checked
 // against what this plugin runs; an unknown key or a value it would not honour is refused, never
 // ignored (a layout or scale silently substituted would label one GEMM's time with another's name).
 
-const char* const kKnownKeys[] = {"m",      "n",      "k",      "precision", "seed",   "layout",
-                                  "a_type", "b_type", "d_type", "a_scale",   "b_scale"};
-
-void check_keys(const nlohmann::json& j) {
-  for (const auto& [key, value] : j.items()) {
-    (void)value;
-    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) == std::end(kKnownKeys))
-      throw Failure(ABH_ERR_INVALID_PARAMS,
-                    "unknown param '" + key +
-                        "': this plugin reads m, n, k, precision, seed, layout, a_type, b_type, "
-                        "d_type, a_scale, b_scale (docs/grids.md); remove it from the grid");
-  }
-}
-
-long long read_dim(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<long long>() < 1 ||
-      j[key].get<long long>() > kMaxDim)
-    throw Failure(ABH_ERR_INVALID_PARAMS, std::string("param '") + key +
-                                              "' must be an integer in [1, " +
-                                              std::to_string(kMaxDim) + "]");
-  return j[key].get<long long>();
-}
-
 // A key that only describes the GEMM (written by `abharness grid --model`) must describe the one
 // this plugin runs.
-void expect_value(const nlohmann::json& j, const char* key, const std::string& runs,
+void expect_value(const abh_plugin::Params& j, const char* key, const std::string& runs,
                   const std::string& precision) {
-  if (!j.contains(key)) return;
-  if (!j[key].is_string() || j[key].get<std::string>() != runs)
-    throw Failure(ABH_ERR_UNSUPPORTED, std::string("param '") + key + "' is " + j[key].dump() +
-                                           ", but precision \"" + precision + "\" runs " + key +
-                                           " \"" + runs + "\" in this plugin");
+  if (!j.has(key) || j.raw(key) == "\"" + runs + "\"") return;
+  throw Failure(ABH_ERR_UNSUPPORTED, "shape " + j.shape() + ": param '" + key + "' is " +
+                                         j.raw(key) + ", but precision \"" + precision +
+                                         "\" runs " + key + " \"" + runs + "\" in this plugin");
 }
 
 // "layout" (docs/grids.md): letter 0 is operand B's storage ('T' = [N, K], 'N' = [K, N]),
 // letter 1 operand A's ('N' = [M, K], 'T' = [K, M]).
-void read_layout(abh_problem& p, const nlohmann::json& j, bool fp8) {
-  p.layout = "TN";
-  if (j.contains("layout")) {
-    const nlohmann::json& v = j["layout"];
-    if (!v.is_string() || v.get<std::string>().size() != 2 ||
-        std::string("TN").find(v.get<std::string>()[0]) == std::string::npos ||
-        std::string("NT").find(v.get<std::string>()[1]) == std::string::npos)
-      throw Failure(ABH_ERR_INVALID_PARAMS,
-                    "param 'layout' must be \"TN\", \"NN\", \"NT\" or \"TT\", got " + v.dump());
-    p.layout = v.get<std::string>();
-  }
+void read_layout(abh_problem& p, const abh_plugin::Params& j, bool fp8) {
+  p.layout = j.optional_string("layout", "TN");
+  if (p.layout.size() != 2 || std::string("TN").find(p.layout[0]) == std::string::npos ||
+      std::string("NT").find(p.layout[1]) == std::string::npos)
+    j.fail("layout", "must be \"TN\", \"NN\", \"NT\" or \"TT\", got " + j.raw("layout"));
   if (fp8 && p.layout != "TN")
     throw Failure(ABH_ERR_UNSUPPORTED,
                   "layout \"" + p.layout + "\" with precision \"" + p.precision +
@@ -92,22 +58,21 @@ std::pair<std::string, std::string> scale_names(const std::string& precision) {
 
 }  // namespace
 
-bool read_params(abh_problem& p, const nlohmann::json& j) {
-  check_keys(j);
-  p.m = read_dim(j, "m"), p.n = read_dim(j, "n"), p.k = read_dim(j, "k");
-  if (j.contains("seed") && !j["seed"].is_number_unsigned())
-    throw Failure(ABH_ERR_INVALID_PARAMS, "param 'seed' must be a non-negative integer");
-  p.seed = j.value("seed", std::uint64_t(1));
-  if (j.contains("precision") && !j["precision"].is_string())
-    throw Failure(ABH_ERR_INVALID_PARAMS, "param 'precision' must be a string");
-  p.precision = j.value("precision", std::string("bf16"));
+// The parameters' own checks (abh_plugin::Params) refuse a malformed value as invalid params.
+bool read_params(abh_problem& p, const abh_plugin::Params& j) {
+  j.only({"m", "n", "k", "precision", "seed", "layout", "a_type", "b_type", "d_type", "a_scale",
+          "b_scale"});
+  p.m = j.required_int("m", 1, kMaxDim);
+  p.n = j.required_int("n", 1, kMaxDim);
+  p.k = j.required_int("k", 1, kMaxDim);
+  p.seed = static_cast<std::uint64_t>(j.optional_int("seed", 1, 0));
+  p.precision = j.optional_string("precision", "bf16");
   const bool fp8 = p.precision != "bf16";
   if (fp8 && p.precision != "fp8" && p.precision != "fp8_block_1x128" &&
       p.precision != "fp8_block_128x128" && p.precision != "mxfp8" && p.precision != "nvfp4")
-    throw Failure(ABH_ERR_INVALID_PARAMS,
-                  "param 'precision' must be one of bf16, fp8, fp8_block_1x128, "
-                  "fp8_block_128x128, mxfp8, nvfp4; got \"" +
-                      p.precision + "\"");
+    j.fail("precision",
+           "must be one of bf16, fp8, fp8_block_1x128, fp8_block_128x128, mxfp8, nvfp4; got \"" +
+               p.precision + "\"");
   if (p.precision == "mxfp8" || p.precision == "nvfp4") return true;  // refused by the GPU check
   read_layout(p, j, fp8);
   if (fp8) {

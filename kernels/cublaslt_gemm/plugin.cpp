@@ -26,7 +26,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "problem.hpp"
@@ -53,7 +52,7 @@ int guarded(char* err, size_t len, F&& f) {
   }
 }
 
-void build(abh_problem& p, const nlohmann::json& j) {
+void build(abh_problem& p, const abh_plugin::Params& j) {
   const bool fp8 = read_params(p, j);
   const GpuInfo gpu = current_gpu();
   if (p.precision == "mxfp8" || p.precision == "nvfp4") refuse_blackwell_formats(p, gpu);
@@ -69,14 +68,11 @@ void build(abh_problem& p, const nlohmann::json& j) {
 int create(const char* params_json, abh_problem** out, char* err, size_t len) {
   auto p = std::make_unique<abh_problem>();
   int st = guarded(err, len, [&] {
-    nlohmann::json j;
     try {
-      j = nlohmann::json::parse(params_json);
-    } catch (const std::exception& e) {
-      throw Failure(ABH_ERR_INVALID_PARAMS, std::string("params are not JSON: ") + e.what());
+      build(*p, abh_plugin::Params(params_json));
+    } catch (const abh_plugin::ParamError& e) {
+      throw Failure(ABH_ERR_INVALID_PARAMS, e.what());
     }
-    if (!j.is_object()) throw Failure(ABH_ERR_INVALID_PARAMS, "params must be a JSON object");
-    build(*p, j);
   });
   if (st == ABH_OK) *out = p.release();
   return st;

@@ -10,12 +10,12 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <abharness/plugin_cuda.hpp>
+#include <abharness/plugin_support.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -128,7 +128,7 @@ struct abh_problem {
 namespace cublaslt_gemm {
 
 // Phase 1 (params.cpp): reads the parameters into `p`; returns whether the precision is fp8.
-bool read_params(abh_problem& p, const nlohmann::json& j);
+bool read_params(abh_problem& p, const abh_plugin::Params& j);
 // Phase 2 (params.cpp): the current GPU, and whether it and cuBLASLt can run the problem.
 GpuInfo current_gpu();
 void refuse_blackwell_formats(const abh_problem& p, const GpuInfo& gpu);

@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -121,34 +120,30 @@ int cuda_fail(cudaError_t e, const char* what, char* err, size_t len) {
 int create(const char* params_json, abh_problem** out, char* err, size_t err_len) {
   auto p = std::make_unique<abh_problem>();
   try {
-    auto j = nlohmann::json::parse(params_json);
-    p->mode = j.value("mode", std::string("spin"));
+    const abh_plugin::Params j(params_json);
+    j.only({"mode", "duration_us", "blocks", "alternate_kernels", "kernels", "set_bytes", "bytes",
+            "expect_sum", "capturable", "buffer_sets"});
+    p->mode = j.optional_string("mode", "spin");
     if (p->mode == "spin") {
-      p->duration_us = j.at("duration_us").get<double>();
-      p->blocks = j.value("blocks", 1);
-      p->alternate = j.value("alternate_kernels", false);
-      p->kernels = j.value("kernels", 1);
-      p->pad_bytes = j.value("set_bytes", p->pad_bytes);
-      if (!(p->duration_us > 0 && p->duration_us <= 1e6) || p->blocks < 1 || p->blocks > 65535)
-        throw std::runtime_error("'duration_us' must be in (0, 1e6] and 'blocks' in [1, 65535]");
-      if (p->kernels < 1 || p->kernels > 64)
-        throw std::runtime_error("'kernels' must be in [1, 64]");
-      if (p->pad_bytes < 1 || p->pad_bytes > (std::size_t(8) << 30))
-        throw std::runtime_error("'set_bytes' must be in [1, 8 GiB]");
+      p->duration_us = j.required_number("duration_us", 1e-9, 1e6);
+      p->blocks = static_cast<int>(j.optional_int("blocks", 1, 1, 65535));
+      p->alternate = j.optional_bool("alternate_kernels", false);
+      p->kernels = static_cast<int>(j.optional_int("kernels", 1, 1, 64));
+      p->pad_bytes = static_cast<std::size_t>(
+          j.optional_int("set_bytes", static_cast<long long>(p->pad_bytes), 1, 8LL << 30));
     } else if (p->mode == "read") {
-      long long mb = j.at("bytes").get<long long>();
-      if (mb < 4096 || mb > (8LL << 30) || mb % 16 != 0)
-        throw std::runtime_error("'bytes' must be a multiple of 16 in [4096, 8 GiB]");
+      const long long mb = j.required_int("bytes", 4096, 8LL << 30);
+      if (mb % 16 != 0) j.fail("bytes", "must be a multiple of 16, got " + std::to_string(mb));
       p->bytes = static_cast<std::size_t>(mb);
-      if (j.contains("expect_sum")) {
+      if (j.has("expect_sum")) {
         p->has_expect = true;
-        p->expect = j["expect_sum"].get<unsigned long long>();
+        p->expect = static_cast<unsigned long long>(j.required_int("expect_sum", 0));
       }
     } else {
-      throw std::runtime_error("'mode' must be \"spin\" or \"read\", got \"" + p->mode + "\"");
+      j.fail("mode", "must be \"spin\" or \"read\", got \"" + p->mode + "\"");
     }
-    p->capturable = j.value("capturable", true);
-    p->buffer_sets = j.value("buffer_sets", true);
+    p->capturable = j.optional_bool("capturable", true);
+    p->buffer_sets = j.optional_bool("buffer_sets", true);
   } catch (const std::exception& e) {
     say(err, err_len, std::string("bad params: ") + e.what());
     return ABH_ERR_INVALID_PARAMS;

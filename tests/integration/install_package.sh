@@ -9,13 +9,16 @@ build=$(dirname "$ABH_BIN")
 cmake --install "$build" --prefix "$T/prefix" >install.log 2>&1 || { cat install.log >&2; fail "cmake --install"; }
 P=$T/prefix
 for f in bin/abharness bin/abharness-worker include/abharness/plugin.h \
-         include/abharness/plugin_support.hpp include/abharness/plugin_cuda.hpp \
+         include/abharness/plugin_support.hpp include/abharness/plugin_params.hpp \
+         include/abharness/plugin_cuda.hpp \
          bin/python/abharness_front_end.py bin/python/abharness/__init__.py \
          bin/python/abharness/_front_end/main.py bin/python/abharness/_front_end/protocol.py \
          lib/abharness/libabh_cpu_gemm.so \
          share/abharness/data/gpus.json share/abharness/schemas/grid.schema.json \
          share/abharness/schemas/manifest.schema.json share/doc/abharness/README.md \
-         share/bash-completion/completions/abharness lib/cmake/abharness/abharnessConfig.cmake \
+         share/bash-completion/completions/abharness share/zsh/site-functions/_abharness \
+         share/fish/vendor_completions.d/abharness.fish share/man/man1/abharness.1 \
+         lib/cmake/abharness/abharnessConfig.cmake \
          lib/cmake/abharness/abharnessConfigVersion.cmake; do
   [ -e "$P/$f" ] || fail "the install lacks $f"
 done
@@ -29,9 +32,9 @@ cat > plugin-src/CMakeLists.txt <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(mykernel CXX)
 find_package(abharness 0.1 REQUIRED)
-find_package(nlohmann_json REQUIRED)
+# No JSON library: the plugin reads its parameters with the installed abh_plugin::Params.
 add_library(mykernel MODULE plugin.cpp kernel_blocked.cpp)
-target_link_libraries(mykernel PRIVATE abharness::plugin nlohmann_json::nlohmann_json)
+target_link_libraries(mykernel PRIVATE abharness::plugin)
 CMAKE
 cmake -S plugin-src -B plugin-build -DCMAKE_PREFIX_PATH="$P" >cfg.log 2>&1 || { cat cfg.log >&2; fail "find_package(abharness) configure"; }
 cmake --build plugin-build >bld.log 2>&1 || { cat bld.log >&2; fail "building a plugin against the installed package"; }

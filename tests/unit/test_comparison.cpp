@@ -152,3 +152,22 @@ TEST_CASE("comparison: two runs with one id are told apart by their directories"
   // Distinct ids keep their plain labels.
   CHECK(build_comparison(two_runs()).runs[1].label == "20260108-000000-h200");
 }
+
+TEST_CASE("comparison: the terminal table colours each run's verdict only when asked") {
+  const Comparison c = build_comparison(two_runs());
+  const std::string plain = render_comparison(c, "terminal");
+  CHECK(plain.find("\x1b[") == std::string::npos);
+  RenderOptions colour;
+  colour.color = true;
+  const std::string coloured = render_comparison(c, "terminal", colour);
+  CHECK(coloured.find(std::string(fmt::verdict_colour(Verdict::faster)) + "1.1") !=
+        std::string::npos);  // run 1's shape 0: 10% faster, in green
+  CHECK(coloured.find(fmt::verdict_colour(Verdict::slower)) != std::string::npos);
+  // Colour is added after padding: without the escapes the table is the plain one.
+  std::string stripped = coloured;
+  for (auto i = stripped.find("\x1b["); i != std::string::npos; i = stripped.find("\x1b[", i))
+    stripped.erase(i, stripped.find('m', i) - i + 1);
+  CHECK(stripped == plain);
+  // Only the terminal table has colour.
+  CHECK(render_comparison(c, "markdown", colour) == render_comparison(c, "markdown"));
+}

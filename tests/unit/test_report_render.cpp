@@ -15,7 +15,8 @@ using namespace abh::test;
 
 TEST_CASE("report: formats are registered and rendering is deterministic") {
   CHECK(report_formats() ==
-        std::vector<std::string>{"terminal", "markdown", "json", "csv", "svg", "pr"});
+        std::vector<std::string>{"terminal", "markdown", "json", "csv", "tidy-csv", "svg", "pr"});
+  CHECK(report_format("tidy-csv").extension == "tidy.csv");
   CHECK(report_format("markdown").extension == "md");
   CHECK_THROWS_AS(render(sample_report(), "html", {}), UsageError);
   Report a = sample_report(), b = sample_report();
