@@ -57,6 +57,7 @@ MeasureSettings stdrel_settings() {
   MeasureSettings s;
   s.stopping = "stdrel";
   s.min_samples = 10;
+  s.min_time_s = 0;  // the rule alone: the wall-clock floor has its own case
   s.max_noise = 0.005;
   s.max_time_s = 1;
   return s;
@@ -166,6 +167,7 @@ TEST_CASE("precision: stops far earlier than stdrel on a low-noise microsecond k
   auto stdrel = make_stopping_rule(old, kGoal);
   auto [ds, vs] = run_rule(*stdrel, draw);
   MeasureSettings now;
+  now.min_time_s = 0;  // the rule alone: the wall-clock floor has its own case
   now.max_samples = 100000;
   auto precision = make_stopping_rule(now, kGoal);
   auto [dp, vp] = run_rule(*precision, draw);
@@ -183,6 +185,7 @@ TEST_CASE("precision: stops far earlier than stdrel on a low-noise microsecond k
 
 TEST_CASE("precision: a high-spread arm stops once its median is precise, far below the cap") {
   MeasureSettings s;  // the defaults: 0.1 % at a 1 % band, at most 100 000 samples
+  s.min_time_s = 0;   // the rule alone: the wall-clock floor has its own case
   auto stdrel = [] {
     MeasureSettings old = stdrel_settings();
     old.min_time_s = 0.2;
@@ -356,6 +359,7 @@ class ScriptedClock final : public SampleClock {
 MeasureSettings quick() {
   MeasureSettings s;
   s.min_samples = 20;
+  s.min_time_s = 0;  // below max_time_s, so that the limits can be reached
   s.max_time_s = 0.05;
   s.clock_recovery_s = 0.001;
   return s;
@@ -465,6 +469,7 @@ TEST_CASE("sampling: the precision rule stops in a few dozen batches, with its e
   ArmWork w{timer, [] {}, [] {}, nullptr};
   Measurement m;
   MeasureSettings s;  // the defaults: precision, 0.1 % at a 1 % band
+  s.min_time_s = 0;   // a fake timer's samples take no wall time to speak of
   sample_until_stopped(w, s, kGoal, m);
   REQUIRE(m.stop);
   CHECK(m.stop->cause == StopCause::precision);
