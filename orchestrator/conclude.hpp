@@ -1,5 +1,6 @@
 // The end of every command that reports: validate the run directory against its plan (fail
-// closed), compute statistics, write report.{md,json,csv,tidy.csv,svg,pr.md} and print the terminal table.
+// closed), compute statistics, write report.{md,json,csv,tidy.csv,svg,pr.md} and print the terminal
+// table.
 #pragma once
 
 #include <filesystem>

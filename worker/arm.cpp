@@ -363,7 +363,8 @@ void wait_for_turn(const Plugin& plugin, StartTurn& turn, const ArmPlacement& pl
     log.at() << "GPU driver initialised (no context yet)" << std::endl;
   }
   const double waited = turn.wait();
-  log.phase("waiting for the turn") << "turn to open the device, after waiting " << waited << " s" << std::endl;
+  log.phase("waiting for the turn")
+      << "turn to open the device, after waiting " << waited << " s" << std::endl;
   placement.pin_process();
 }
 
@@ -389,7 +390,8 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   else
     placement.pin_process();
   log.phase("identity") << "plan read, binaries hashed, pinned to CPU(s) " << format_cpu_list(cpus)
-           << (turn.ahead() ? " (started ahead: off the first until its turn)" : "") << std::endl;
+                        << (turn.ahead() ? " (started ahead: off the first until its turn)" : "")
+                        << std::endl;
 
   const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
   const Plugin& plugin = *loaded;
@@ -436,8 +438,8 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
     };
 
   choose_arm_tactic(a, run, *problem, work, tctx.stream, r);
-  log.phase("tactic") << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice << ")"
-           << std::endl;
+  log.phase("tactic") << "tactic " << r.measurement.tactic << " (" << r.measurement.tactic_choice
+                      << ")" << std::endl;
 
   // Warm up.
   r.telemetry.before = device->telemetry();
@@ -458,11 +460,11 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   measure(work, a, *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
   log.phase("sampling") << samples.size() << " samples, median " << median(samples) << " ns, "
-           << r.measurement.stop_reason << std::endl;
+                        << r.measurement.stop_reason << std::endl;
 
   const abh_verify_result v = verify(*problem, *device, r);
-  log.phase("verify") << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance << " ("
-           << v.method << ")" << std::endl;
+  log.phase("verify") << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance
+                      << " (" << v.method << ")" << std::endl;
 
   r.placement = placement.result();
   r.measurement.phases = log.phases();

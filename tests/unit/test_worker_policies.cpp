@@ -504,7 +504,9 @@ TEST_CASE("sampling: never more than max_samples, even when a batch would oversh
   Measurement m;
   MeasureSettings s;
   s.max_samples = 37;  // batches of 10, 2, 3, 3, 4, 5, 6 reach 33; the next quarter would pass 37
-  SUBCASE("precision, its target never met") { s.median_precision = 1e-9; }
+  SUBCASE("precision, its target never met") {
+    s.median_precision = 1e-9;
+  }
   SUBCASE("stdrel, which says nothing of how many it wants") {
     s.stopping = "stdrel";
     s.min_time_s = 1e9;  // its noise test never runs
