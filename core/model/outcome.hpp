@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/boxed.hpp"
 #include "model/result.hpp"
 #include "model/schedule.hpp"
 
@@ -13,8 +14,8 @@ namespace abh {
 
 struct ArmOutcome {
   Task task;
-  std::optional<ArmResult> result;  // set only for a result that passed validation
-  std::string failure;              // why there is no result: "exit code 3: ...", "not run"
+  Boxed<ArmResult> result;  // set only for a result that passed validation
+  std::string failure;      // why there is no result: "exit code 3: ...", "not run"
 };
 
 }  // namespace abh

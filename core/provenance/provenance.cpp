@@ -254,7 +254,7 @@ std::optional<ArmResult> checked_result(const RunDirFs& run, const PlanIndex& pl
     auto passed = earlier.passed.find(rel);
     if (it != earlier.stamps->end() && it->second == stamp && passed != earlier.passed.end() &&
         passed->second->task == t)
-      return passed->second->result;
+      return *passed->second->result;
   }
   json raw;
   try {
