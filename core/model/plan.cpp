@@ -7,6 +7,7 @@
 #include "model/plan_index.hpp"
 #include "model/timing.hpp"
 #include "system/error.hpp"
+#include "system/json_large.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
 #include "system/text.hpp"
@@ -171,12 +172,18 @@ const Task* Plan::find_task(const std::string& shape, const std::string& arm) co
   return nullptr;
 }
 
-json to_json(const Plan& p) {
-  json variants = json::array(), shapes = json::array(), tasks = json::array(),
-       machine = json::array();
+namespace {
+
+// The plan's shapes and tasks: all but a few bytes of a large plan, written element by element.
+std::vector<LargeArray> large_arrays(const Plan& p) {
+  return {{"shapes", p.shapes.size(), [&p](std::size_t i) { return abh::to_json(p.shapes[i]); }},
+          {"tasks", p.tasks.size(), [&p](std::size_t i) { return to_json(p.tasks[i]); }}};
+}
+
+// The plan's JSON without its shapes and tasks (empty arrays in their place).
+json plan_header_json(const Plan& p) {
+  json variants = json::array(), machine = json::array();
   for (const auto& v : p.variants) variants.push_back(to_json(v));
-  for (const auto& s : p.shapes) shapes.push_back(abh::to_json(s));
-  for (const auto& t : p.tasks) tasks.push_back(to_json(t));
   for (const auto& m : p.machine) machine.push_back(abh::to_json(m));
   json j{{"schema_version", p.schema_version},
          {"harness_version", p.harness_version},
@@ -188,15 +195,24 @@ json to_json(const Plan& p) {
          {"command", p.command},
          {"worker_sha256", p.worker_sha256},
          {"variants", variants},
-         {"shapes", shapes},
+         {"shapes", json::array()},
          {"settings", abh::to_json(p.settings)},
          {"schedule", abh::to_json(p.schedule)},
-         {"tasks", tasks},
+         {"tasks", json::array()},
          {"machine", machine},
          {"placement_notes", p.placement_notes},
          {"launcher", abh::to_json(p.launcher)}};
   if (p.python) j["python"] = to_json(*p.python);
   if (!p.shape_filter.empty()) j["shape_filter"] = p.shape_filter;
+  return j;
+}
+
+}  // namespace
+
+json to_json(const Plan& p) {
+  json j = plan_header_json(p);
+  for (const auto& a : large_arrays(p))
+    for (std::size_t i = 0; i < a.size; ++i) j[a.key].push_back(a.element(i));
   return j;
 }
 
@@ -276,7 +292,14 @@ std::string plan_payload_digest(const json& plan_json) {
   for (auto it = plan_json.begin(); it != plan_json.end(); ++it) {
     if (it.key() == kDigestField) continue;
     digest.update(first ? "" : ",").update(json(it.key()).dump()).update(":");
-    digest.update(canonical(it.value()));
+    if (it->is_array()) {  // element by element: the tasks' text alone is 20 MB at 50,000 shapes
+      digest.update("[");
+      for (std::size_t i = 0; i < it->size(); ++i)
+        digest.update(i ? "," : "").update(canonical((*it)[i]));
+      digest.update("]");
+    } else {
+      digest.update(canonical(it.value()));
+    }
     first = false;
   }
   return digest.update("}").hex();
@@ -302,10 +325,13 @@ std::uintmax_t plan_bytes_of(const Shape& s) {
   return element_bytes(to_json(s));
 }
 
-void write_plan(const fs::path& run_dir, const Plan& p) {
-  json j = to_json(p);
-  j[kDigestField] = plan_payload_digest(j);
-  const std::string text = j.dump(2) + "\n";
+std::string write_plan(const fs::path& run_dir, const Plan& p) {
+  json j = plan_header_json(p);
+  const std::vector<LargeArray> arrays = large_arrays(p);
+  Sha256 digest;
+  const std::vector<std::string> bodies = large_bodies(j, arrays, &digest, kDigestField);
+  j[kDigestField] = digest.hex();  // plan_payload_digest(to_json(p)), without that document
+  const std::string text = splice_pretty(j, arrays, bodies) + "\n";
   if (text.size() > kPlanMaxBytes)
     throw Error("the plan of " + std::to_string(p.tasks.size()) + " tasks would be " +
                 std::to_string(text.size()) + " bytes of plan.json, more than the " +
@@ -313,6 +339,7 @@ void write_plan(const fs::path& run_dir, const Plan& p) {
                 " its readers accept; nothing was written: plan fewer shapes or blocks (split the "
                 "grid into several runs)");
   RunDirFs(run_dir).write_atomic(kPlanFile, text);
+  return sha256_hex(text);
 }
 
 Plan load_plan(const fs::path& run_dir) {
@@ -327,7 +354,8 @@ Plan load_plan(const fs::path& run_dir) {
                "it (rm -r " +
                    quote(run_dir.string()) + ") and start the run again with `abharness run`"
              : ""));
-  const std::string bytes = dir.read(kPlanFile, kPlanMaxBytes);
+  std::string bytes = dir.read(kPlanFile, kPlanMaxBytes);
+  const std::string file_sha256 = sha256_hex(bytes);
   // A plan that does not parse (a duplicate key, a number out of range) or does not map is a
   // damaged run directory, like an edited one: a provenance failure, not a usage error.
   const auto damaged = [&](const auto& step) {
@@ -346,6 +374,7 @@ Plan load_plan(const fs::path& run_dir) {
     require_object(parsed, where);
     return parsed;
   });
+  std::string().swap(bytes);  // 34 MB at 50,000 shapes, beside the document and then the plan
   // The version first: an older plan has no digest, and is refused for its version, not that.
   schema_version_or_usage(j, where);
   const auto recorded = j.find(kDigestField);
@@ -357,7 +386,7 @@ Plan load_plan(const fs::path& run_dir) {
                           ": the plan was edited after it was written; results measured under "
                           "another plan must not be mixed with it: start a new run");
   Plan p = damaged([&] { return plan_from_json(j, where); });
-  p.file_sha256 = sha256_hex(bytes);
+  p.file_sha256 = file_sha256;
   return p;
 }
 

@@ -101,9 +101,10 @@ inline constexpr std::uintmax_t kPlanMaxBytes = JsonLimits{}.max_bytes;
 std::uintmax_t plan_bytes_of(const Task& t);
 std::uintmax_t plan_bytes_of(const Shape& s);
 
-// Writes <run>/plan.json atomically, with payload_sha256, without following links. Throws, writing
-// nothing, when the plan would be larger than kPlanMaxBytes: its own reader would refuse it.
-void write_plan(const std::filesystem::path& run_dir, const Plan& p);
+// Writes <run>/plan.json atomically, with payload_sha256, without following links, and returns
+// the SHA-256 of the bytes written (what load_plan sets as file_sha256). Throws, writing nothing,
+// when the plan would be larger than kPlanMaxBytes: its own reader would refuse it.
+std::string write_plan(const std::filesystem::path& run_dir, const Plan& p);
 // Reads <run>/plan.json without following links; `file_sha256` is set to the digest of the
 // bytes read. A plan whose payload_sha256 does not match its content was edited: that is a
 // ProvenanceError naming the field. A plan of another schema version is a UsageError.

@@ -19,6 +19,10 @@ for s in m48_n48_k48 m256_n256_k256; do
   for a in A1 B A2; do
     [ -f $R/results/$s/$a.json ] || fail "missing result $s/$a"
     [ -f $R/logs/$s/$a.out ] && [ -f $R/logs/$s/$a.err ] || fail "missing logs $s/$a"
+    # The worker read only its own entries of the plan the run wrote (`run` does not read its
+    # plan back, so this is where a plan that does not read as written would show).
+    grep -q "plan read in .* s: the arm's entries of" $R/logs/$s/$a.out ||
+      fail "$s/$a: the worker did not read its entries of the plan: $(grep 'plan read' $R/logs/$s/$a.out)"
   done
   pids=$(for a in A1 B A2; do jget $R/results/$s/$a.json 'j["pid"]'; done | sort -u | wc -l)
   [ "$pids" = 3 ] || fail "$s: the three arms were not measured by three processes"

@@ -249,3 +249,20 @@ TEST_CASE("plan: a Slurm plan has one machine entry per lane") {
   p.launcher.slurm.lanes = 3;
   CHECK(error_from(to_json(p)) == "plan.json: field 'machine': 2 entries for 3 Slurm lanes");
 }
+
+TEST_CASE("plan: write_plan writes to_json(p) with its digest, and returns the file's digest") {
+  test::TempDir dir;
+  Plan p = test::fixture_plan(2);
+  p.shapes.push_back(Shape{"x", "label \"shapes\": []\n", json{{"m", 3}}, "kernel"});
+  p.tasks = make_schedule(p.shapes, p.schedule);
+  for (auto& t : p.tasks) t.cpus = {0};
+  const std::string written = write_plan(dir.path(), p);
+  const std::string bytes = read_text_file(plan_path(dir.path()));
+  CHECK(written == sha256_hex(bytes));
+  json expected = to_json(p);
+  expected["payload_sha256"] = plan_payload_digest(expected);
+  CHECK(bytes == expected.dump(2) + "\n");
+  const Plan back = load_plan(dir.path());
+  CHECK(back.file_sha256 == written);
+  CHECK(to_json(back) == to_json(p));
+}
