@@ -35,9 +35,15 @@ std::string csv_number(const std::optional<double>& v) {
 }
 
 std::string csv_row(const std::vector<std::string>& cells) {
-  std::vector<std::string> quoted;
-  for (const auto& c : cells) quoted.push_back(csv_field(c));
-  return join(quoted, ",") + "\r\n";
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    if (cells[i].find_first_of(",\"\r\n") == std::string::npos)
+      out += cells[i];
+    else
+      out += csv_field(cells[i]);
+  }
+  return out + "\r\n";
 }
 
 }  // namespace fmt

@@ -7,7 +7,7 @@ namespace abh {
 
 std::string render_json(const Report& r, const RenderOptions&) {
   // nlohmann keeps object keys sorted, so the bytes depend on the report alone.
-  return to_json(r).dump(2) + "\n";
+  return report_json_text(r) + "\n";
 }
 
 }  // namespace abh

@@ -11,6 +11,8 @@
 namespace abh {
 
 json to_json(const Report& r);
+// to_json(r).dump(2), written a row at a time (system/json_large.hpp): report.json's text.
+std::string report_json_text(const Report& r);
 // `where` names the document in error messages. Fields added after the first report schema
 // (speed of light, clocks) read as absent when missing, so older report.json files still load.
 // The notes are not in the file: they are derived again (report_notes.hpp).
