@@ -87,11 +87,12 @@ class PlanSize {
     Task t = task_;
     t.arm = "A" + std::to_string(blocks * arms_);
     t.round = static_cast<int>(std::min<std::uint64_t>(blocks, 1u << 30));
+    // Only the shape's id differs from task to task: its escaped text adds to a task without one
+    // (a task written per shape was 3 % of the time to the first arm at 50,000 shapes).
+    t.shape.clear();
+    const std::uintmax_t without_id = plan_bytes_of(t) - json(std::string()).dump().size();
     std::uintmax_t sum = 0;
-    for (const Shape& s : shapes_) {
-      t.shape = s.id;
-      sum += arms_ * plan_bytes_of(t);
-    }
+    for (const Shape& s : shapes_) sum += arms_ * (without_id + json(s.id).dump().size());
     return sum;
   }
   const std::vector<Shape>& shapes_;

@@ -201,8 +201,8 @@ void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& start
 
 }  // namespace
 
-std::string result_key(const fs::path& run_dir, const Task& t) {
-  return result_path(run_dir, t).lexically_relative(run_dir).generic_string();
+std::string result_key(const fs::path&, const Task& t) {
+  return result_rel(t).generic_string();  // what result_path(run_dir, t) is, inside run_dir
 }
 
 SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const WorkerStarter& starter,
