@@ -1,7 +1,10 @@
 #include "cache_preparation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "model/timing.hpp"
 #include "system/error.hpp"
@@ -56,6 +59,22 @@ CachePlan plan_cache(const CacheFacts& f) {
   if (f.offers_sets) {
     p.kind = CachePlan::Kind::rotation;
     p.sets = choose_buffer_sets(f.l2_bytes, f.set_bytes, f.free_bytes, f.shape);
+    // EXPERIMENT (issue 21, removed before merge): ABH_CACHE_EXPERIMENT=setsN makes at least N
+    // sets where memory allows; =flush flushes instead of rotating when one set is at least the
+    // L2 (kernel and launch timings).
+    if (const char* x = std::getenv("ABH_CACHE_EXPERIMENT"); x && *x) {
+      if (std::strncmp(x, "sets", 4) == 0) {
+        const int want = std::atoi(x + 4);
+        const int fits = 1 + static_cast<int>(f.free_bytes * 7 / 8 / f.set_bytes);
+        p.sets = std::max(p.sets, std::min(want, fits));
+      } else if (std::strcmp(x, "flush") == 0 && f.set_bytes >= f.l2_bytes &&
+                 f.timing != kTimingGraph) {
+        p.kind = CachePlan::Kind::flush;
+        p.sets = 1;
+        p.description = "flush-" + f.flush_method + " " + std::to_string(f.flush_bytes) + " bytes";
+        return p;
+      }
+    }
     p.description =
         "rotation " + std::to_string(p.sets) + " sets x " + bytes_text(f.set_bytes) + " bytes";
     return p;
