@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include "model/timing.hpp"
 #include "system/error.hpp"
@@ -40,14 +38,18 @@ int choose_buffer_sets(double l2_bytes, double set_bytes, double free_bytes,
                      " an arm makes; measure it with --warm-l2, or make each set hold more");
   const int sets = std::max(2, static_cast<int>(needed));
   // Set 0 exists already; an eighth of what is free stays free for the problem's workspace.
+  const double room = free_bytes * 7 / 8;
   const double more = (sets - 1) * set_bytes;
-  if (more > free_bytes * 7 / 8)
+  if (more > room)
     throw UsageError("shape " + shape + ": a cold L2 needs " + std::to_string(sets) +
                      " buffer sets of " + mib(set_bytes) + " (2 x the " + mib(l2_bytes) +
                      " L2), but the GPU has " + mib(free_bytes) + " free for the " +
                      std::to_string(sets - 1) + " beyond the first (" + mib(more) +
                      "): measure a smaller shape, or this one with --warm-l2");
-  return sets;
+  // Raised to kMinBufferSets where the room holds them (sets larger than the L2 would otherwise
+  // rotate 2): an arm's median then spans the placements of more copies of its operands.
+  const double fit = 1 + std::floor(room / set_bytes);
+  return std::max(sets, static_cast<int>(std::min<double>(kMinBufferSets, fit)));
 }
 
 CachePlan plan_cache(const CacheFacts& f) {
@@ -59,22 +61,6 @@ CachePlan plan_cache(const CacheFacts& f) {
   if (f.offers_sets) {
     p.kind = CachePlan::Kind::rotation;
     p.sets = choose_buffer_sets(f.l2_bytes, f.set_bytes, f.free_bytes, f.shape);
-    // EXPERIMENT (issue 21, removed before merge): ABH_CACHE_EXPERIMENT=setsN makes at least N
-    // sets where memory allows; =flush flushes instead of rotating when one set is at least the
-    // L2 (kernel and launch timings).
-    if (const char* x = std::getenv("ABH_CACHE_EXPERIMENT"); x && *x) {
-      if (std::strncmp(x, "sets", 4) == 0) {
-        const int want = std::atoi(x + 4);
-        const int fits = 1 + static_cast<int>(f.free_bytes * 7 / 8 / f.set_bytes);
-        p.sets = std::max(p.sets, std::min(want, fits));
-      } else if (std::strcmp(x, "flush") == 0 && f.set_bytes >= f.l2_bytes &&
-                 f.timing != kTimingGraph) {
-        p.kind = CachePlan::Kind::flush;
-        p.sets = 1;
-        p.description = "flush-" + f.flush_method + " " + std::to_string(f.flush_bytes) + " bytes";
-        return p;
-      }
-    }
     p.description =
         "rotation " + std::to_string(p.sets) + " sets x " + bytes_text(f.set_bytes) + " bytes";
     return p;
