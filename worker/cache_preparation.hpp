@@ -20,9 +20,9 @@ inline constexpr int kMaxBufferSets = 65536;
 // The fewest buffer sets an arm rotates where the device holds them. Operands larger than the L2
 // need only 2 sets for a cold L2, but the placement of each copy in device memory moves a
 // memory-bound GEMM's time: on the H200 the medians of one arm's sets differed by 1.1 % (median
-// over arms) and up to 12 %, and the 16-shape bf16 reference-grid A/A (64-266 MB operands) read
+// over arms) and up to 12 %, and the 16-shape bf16 reference-grid A/A (sets of 267-484 MB) read
 // `same` on 56 of 64 shapes with 8 sets against 16 of 64 with 2, 22 of 48 with 32 (which also
-// read the 512-row shapes 2-3 % slower) and 16 of 48 with a flush of one set instead
+// read the 512-row shapes about 3 % slower) and 16 of 48 with a flush of one set instead
 // (docs/measurements.md §30).
 inline constexpr int kMinBufferSets = 8;
 
