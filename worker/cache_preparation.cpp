@@ -1,5 +1,6 @@
 #include "cache_preparation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -37,14 +38,18 @@ int choose_buffer_sets(double l2_bytes, double set_bytes, double free_bytes,
                      " an arm makes; measure it with --warm-l2, or make each set hold more");
   const int sets = std::max(2, static_cast<int>(needed));
   // Set 0 exists already; an eighth of what is free stays free for the problem's workspace.
+  const double room = free_bytes * 7 / 8;
   const double more = (sets - 1) * set_bytes;
-  if (more > free_bytes * 7 / 8)
+  if (more > room)
     throw UsageError("shape " + shape + ": a cold L2 needs " + std::to_string(sets) +
                      " buffer sets of " + mib(set_bytes) + " (2 x the " + mib(l2_bytes) +
                      " L2), but the GPU has " + mib(free_bytes) + " free for the " +
                      std::to_string(sets - 1) + " beyond the first (" + mib(more) +
                      "): measure a smaller shape, or this one with --warm-l2");
-  return sets;
+  // Raised to kMinBufferSets where the room holds them (sets larger than the L2 would otherwise
+  // rotate 2): an arm's median then spans the placements of more copies of its operands.
+  const double fit = 1 + std::floor(room / set_bytes);
+  return std::max(sets, static_cast<int>(std::min<double>(kMinBufferSets, fit)));
 }
 
 CachePlan plan_cache(const CacheFacts& f) {

@@ -31,12 +31,26 @@ CacheFacts gpu_facts(const std::string& timing, bool sets, double set_bytes = 8 
 }
 }  // namespace
 
-TEST_CASE("buffer sets: enough that the sets hold twice the L2, and at least two") {
-  CHECK(choose_buffer_sets(kL2, 8 * kMiB, kFree, "s") == 15);    // 120 MiB / 8 MiB
-  CHECK(choose_buffer_sets(kL2, 7 * kMiB, kFree, "s") == 18);    // ceil(120 / 7)
-  CHECK(choose_buffer_sets(kL2, 24576, kFree, "s") == 5120);     // a 1-row RMSNorm of 4096
-  CHECK(choose_buffer_sets(kL2, 120 * kMiB, kFree, "s") == 2);   // as large as 2 x L2
-  CHECK(choose_buffer_sets(kL2, 4096 * kMiB, kFree, "s") == 2);  // a set larger than the L2
+TEST_CASE("buffer sets: enough that the sets hold twice the L2, and at least eight") {
+  CHECK(choose_buffer_sets(kL2, 8 * kMiB, kFree, "s") == 15);   // 120 MiB / 8 MiB
+  CHECK(choose_buffer_sets(kL2, 7 * kMiB, kFree, "s") == 18);   // ceil(120 / 7)
+  CHECK(choose_buffer_sets(kL2, 24576, kFree, "s") == 5120);    // a 1-row RMSNorm of 4096
+  CHECK(choose_buffer_sets(kL2, 16 * kMiB, kFree, "s") == 8);   // 2 x L2 in exactly 8
+  CHECK(choose_buffer_sets(kL2, 20 * kMiB, kFree, "s") == 8);   // 6 would do: raised to 8
+  CHECK(choose_buffer_sets(kL2, 120 * kMiB, kFree, "s") == 8);  // 2 would do: raised to 8
+  // A bf16 GEMM m32 n19968 k6656 of the reference grid: 266 MB of B in each set, 2 would do.
+  CHECK(choose_buffer_sets(kL2, 267.6e6, kFree, "s") == kMinBufferSets);
+}
+
+TEST_CASE("buffer sets: raised to eight only as far as 7/8 of the free memory holds them") {
+  // 4 GiB sets, 14 GiB free: 7/8 of it (12.25 GiB) holds 3 more, so 4 in all.
+  CHECK(choose_buffer_sets(kL2, 4096 * kMiB, 14 * 1024 * kMiB, "s") == 4);
+  // Room for exactly one more: the 2 a cold L2 needs, not refused.
+  CHECK(choose_buffer_sets(kL2, 4096 * kMiB, 5 * 1024 * kMiB, "s") == 2);
+  // Room for 7 more of 1 GiB: exactly 8.
+  CHECK(choose_buffer_sets(kL2, 1024 * kMiB, 8 * 1024 * kMiB, "s") == 8);
+  // What a cold L2 needs is never lowered by the memory: 15 sets of 8 MiB in 128 MiB free.
+  CHECK(choose_buffer_sets(kL2, 8 * kMiB, 128 * kMiB, "s") == 15);
 }
 
 TEST_CASE("buffer sets: refused, naming the shape, when memory or the count cannot hold them") {
