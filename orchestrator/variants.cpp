@@ -13,6 +13,7 @@
 #include "git/materialize.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
+#include "system/data_dir.hpp"
 #include "system/error.hpp"
 #include "system/process.hpp"
 #include "system/run_dir_fs.hpp"
@@ -126,6 +127,19 @@ json worker_json(const fs::path& worker, const std::vector<std::string>& args,
 
 namespace {
 
+// An installed abharness points a CMake recipe's find_package(abharness) at its own package
+// (abharness_DIR), so the recipe needs neither the prefix on PATH nor a -DCMAKE_PREFIX_PATH that
+// names this machine's install. A recipe that sets abharness_DIR itself keeps its own; a binary
+// of the build tree has no installed package to name.
+void point_at_package(BuildRecipe& recipe) {
+  const fs::path& package = current_layout().package;
+  std::error_code ec;
+  if (!recipe.has_build() || package.empty() || recipe.env.count("abharness_DIR") ||
+      !fs::exists(package / "abharnessConfig.cmake", ec))
+    return;
+  recipe.env["abharness_DIR"] = package.string();
+}
+
 // The recipe of the variant's target, with ${ABHARNESS_INCLUDE} and ${CUDA_HOME} substituted; a
 // missing target or a bad manifest is the user's to fix: a usage error naming the variant.
 BuildRecipe read_recipe(const VariantRequest& req, const fs::path& src) {
@@ -144,6 +158,7 @@ BuildRecipe read_recipe(const VariantRequest& req, const fs::path& src) {
     if (recipe.has_build())
       recipe.env["ABHARNESS_HEADERS_SHA256"] =
           plugin_headers_digest(fs::path(vars.abharness_include) / "abharness");
+    point_at_package(recipe);
     return recipe;
   } catch (const Error& e) {
     throw UsageError(req.name + " (" + req.source.requested + "): " + e.what());

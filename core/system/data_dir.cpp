@@ -5,7 +5,7 @@
 #include "system/error.hpp"
 
 #if !defined(ABH_BUILD_TREE) || !defined(ABH_SOURCE_TREE) || !defined(ABH_BIN_TO_SHARE) || \
-    !defined(ABH_BIN_TO_INCLUDE)
+    !defined(ABH_BIN_TO_INCLUDE) || !defined(ABH_BIN_TO_CMAKE)
 #error "core/CMakeLists.txt defines the layout of the build and of an install for this file"
 #endif
 
@@ -22,7 +22,7 @@ bool inside(const fs::path& dir, const fs::path& root) {
 }  // namespace
 
 Layout layout_for(const fs::path& exe_dir, const fs::path& build_tree, const fs::path& source_tree,
-                  const std::string& bin_to_share, const std::string& bin_to_include) {
+                  const InstallPaths& install) {
   Layout l;
   if (inside(exe_dir, build_tree)) {
     l.build_tree = true;
@@ -32,8 +32,9 @@ Layout layout_for(const fs::path& exe_dir, const fs::path& build_tree, const fs:
     return l;
   }
   l.bin = exe_dir;
-  l.data = (exe_dir / bin_to_share / "data").lexically_normal();
-  l.include = (exe_dir / bin_to_include).lexically_normal();
+  l.data = (exe_dir / install.bin_to_share / "data").lexically_normal();
+  l.include = (exe_dir / install.bin_to_include).lexically_normal();
+  l.package = (exe_dir / install.bin_to_cmake).lexically_normal();
   return l;
 }
 
@@ -45,8 +46,8 @@ const Layout& current_layout() {
     std::error_code ec2;
     fs::path build = fs::weakly_canonical(ABH_BUILD_TREE, ec2);
     if (ec2) build = ABH_BUILD_TREE;
-    return layout_for(exe.parent_path(), build, ABH_SOURCE_TREE, ABH_BIN_TO_SHARE,
-                      ABH_BIN_TO_INCLUDE);
+    return layout_for(exe.parent_path(), build, ABH_SOURCE_TREE,
+                      {ABH_BIN_TO_SHARE, ABH_BIN_TO_INCLUDE, ABH_BIN_TO_CMAKE});
   }();
   return layout;
 }

@@ -43,12 +43,14 @@ nm -D plugin-build/libmykernel.so | grep -q abh_plugin_ || fail "the built plugi
 pass "find_package(abharness) builds a plugin against abharness::plugin"
 
 # A kernel repository that builds its plugin with that package, A/B/A'd by the installed binary.
+# Its recipe names no prefix and the prefix's bin/ is not on PATH: the installed abharness points
+# find_package at its own package (abharness_DIR in the recipe's environment).
 bash "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 cp plugin-src/CMakeLists.txt repo/
 sed -i 's/kernel_blocked.cpp/kernel.cpp/' repo/CMakeLists.txt
 cat > repo/abharness.json <<JSON
 { "schema_version": 1, "plugins": { "cpu": {
-  "argv": ["sh", "-c", "cmake -S . -B b -DCMAKE_PREFIX_PATH='$P' >/dev/null && cmake --build b >/dev/null && cp b/libmykernel.so libk.so"],
+  "argv": ["sh", "-c", "cmake -S . -B b >/dev/null && cmake --build b >/dev/null && cp b/libmykernel.so libk.so"],
   "artifact": "libk.so" } } }
 JSON
 git_q -C repo add -A && git_q -C repo commit -q -m "build with find_package(abharness)"
@@ -61,6 +63,8 @@ env -u ABH_DATA_DIR -u ABHARNESS_INCLUDE_DIR "$P/bin/abharness" run --repo repo 
   --candidate main --grid grid.json --runs-root runs --run-id inst "${FAST[@]}" --quiet \
   >run.out 2>run.err || { cat run.out run.err >&2; fail "the installed abharness run"; }
 [ -f runs/inst/report.md ] || fail "no report from the installed run"
+[ "$(jget runs/inst/plan.json 'j["variants"][1]["recipe"]["env"]["abharness_DIR"]')" = "$P/lib/cmake/abharness" ] ||
+  fail "the recipe's abharness_DIR is not the installed package: $(grep -o '"abharness_DIR"[^,]*' runs/inst/plan.json)"
 "$P/bin/abharness" verify runs/inst >/dev/null 2>&1 || fail "the installed verify refuses its own run"
 pass "the installed abharness runs an A/B/A sweep without environment variables"
 

@@ -56,9 +56,10 @@ TEST_CASE("data_dir: ABH_DATA_DIR wins and must be a directory") {
 }
 
 TEST_CASE("data_dir: a binary of the build tree uses the source tree") {
-  const Layout l =
-      layout_for("/b/build/tests", "/b/build", "/src", "../share/abharness", "../include");
+  const Layout l = layout_for("/b/build/tests", "/b/build", "/src",
+                              {"../share/abharness", "../include", "../lib/cmake/abharness"});
   CHECK(l.build_tree);
+  CHECK(l.package.empty());
   CHECK(l.bin == "/b/build/bin");
   CHECK(l.data == "/src/data");
   CHECK(l.include == "/src/include");
@@ -73,10 +74,12 @@ TEST_CASE("data_dir: a binary of the build tree uses the source tree") {
 TEST_CASE("data_dir: any other binary uses the install layout around it") {
   for (const char* exe : {"/opt/abh/bin", "/b/build-other/bin", "/b/buildx"}) {
     CAPTURE(exe);
-    const Layout l = layout_for(exe, "/b/build", "/src", "../share/abharness", "../include");
+    const Layout l = layout_for(exe, "/b/build", "/src",
+                                {"../share/abharness", "../include", "../lib/cmake/abharness"});
     CHECK_FALSE(l.build_tree);
     CHECK(l.bin == exe);
     CHECK(l.data == fs::path(exe).parent_path() / "share/abharness/data");
     CHECK(l.include == fs::path(exe).parent_path() / "include");
+    CHECK(l.package == fs::path(exe).parent_path() / "lib/cmake/abharness");
   }
 }
