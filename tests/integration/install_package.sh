@@ -83,3 +83,13 @@ grep -qi h200 gpus.txt || fail "the installed GPU table lists no H200"
 "$P/bin/abharness" --version >version.txt || fail "--version"
 grep -q "abharness 0\." version.txt || fail "--version prints no version: $(cat version.txt)"
 pass "installed headers, GPU table and --version found from the binary's own location"
+
+# The installed demo script makes the CPU demo repository without the source tree, and the
+# installed abharness A/B/As it.
+bash "$P/share/doc/abharness/examples/make-demo-repo.sh" cpu repo3 >demo.log 2>&1 ||
+  { cat demo.log >&2; fail "the installed make-demo-repo.sh"; }
+grep -rq "$ABH_SOURCE_DIR" repo3 && fail "the installed demo repository refers to the source tree"
+env -u ABH_DATA_DIR -u ABHARNESS_INCLUDE_DIR "$P/bin/abharness" run --repo repo3 --baseline HEAD~1 \
+  --candidate HEAD --grid grid.json --runs-root runs --run-id demo3 "${FAST[@]}" --quiet \
+  >run3.out 2>run3.err || { cat run3.out run3.err >&2; fail "the installed demo repository's run"; }
+pass "the installed make-demo-repo.sh works without the source tree"
