@@ -6,8 +6,10 @@
 # location), then `verify`, `roofline` (the installed GPU table) and `--version`.
 source "$ABH_TESTLIB"
 build=$(dirname "$ABH_BIN")
-cmake --install "$build" --prefix "$T/prefix" >install.log 2>&1 || { cat install.log >&2; fail "cmake --install"; }
+cmake --install "$build" --prefix "$T/prefix" --strip >install.log 2>&1 || { cat install.log >&2; fail "cmake --install --strip"; }
 P=$T/prefix
+# Stripped, as the README installs it: no debug information left, and everything below still works.
+readelf -S "$P/bin/abharness" | grep -q "\.debug_info" && fail "the stripped install kept debug information"
 for f in bin/abharness bin/abharness-worker include/abharness/plugin.h \
          include/abharness/plugin_support.hpp include/abharness/plugin_params.hpp \
          include/abharness/plugin_cuda.hpp \
