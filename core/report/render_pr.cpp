@@ -126,7 +126,21 @@ std::string table_row(const ShapeRow& row) {
          (row.throttled_arms.empty() ? "" : " (throttled)") + " |\n";
 }
 
-// Every shape, in plan order, in a fold: as many rows as `budget` bytes hold, then a count.
+// The shapes worst first: those without a speedup (a failed arm) first, then by speedup, lowest
+// first; ties keep plan order.
+std::vector<const ShapeRow*> worst_first(const Report& r) {
+  std::vector<const ShapeRow*> rows;
+  for (const auto& row : r.shapes) rows.push_back(&row);
+  std::stable_sort(rows.begin(), rows.end(), [](const ShapeRow* a, const ShapeRow* b) {
+    if (!a->speedup || !b->speedup) return !a->speedup && b->speedup;
+    return *a->speedup < *b->speedup;
+  });
+  return rows;
+}
+
+// Every shape in a fold: in plan order when all of them fit in `budget` bytes; else worst first
+// (worst_first), as many rows as fit, then a count, so the shapes left out are the least
+// alarming ones.
 std::string full_table(const Report& r, std::size_t budget) {
   const std::string open = "<details><summary>All " + std::to_string(r.shapes.size()) +
                            " shapes</summary>\n\n| shape | baseline | candidate | speedup | " +
@@ -137,22 +151,38 @@ std::string full_table(const Report& r, std::size_t budget) {
   if (budget < open.size() + close.size() + kNoteReserve)
     return "_The per-shape table does not fit in one comment: see report.md in the run "
            "directory._\n\n";
-  std::string rows;
-  std::size_t shown = 0;
   const std::size_t room = budget - open.size() - close.size() - kNoteReserve;
-  for (const auto& row : r.shapes) {
-    std::string line = table_row(row);
+  std::string rows;
+  for (const auto& row : r.shapes) rows += table_row(row);
+  if (rows.size() <= room) return open + rows + close;
+  rows.clear();
+  std::size_t shown = 0;
+  for (const ShapeRow* row : worst_first(r)) {
+    std::string line = table_row(*row);
     if (rows.size() + line.size() > room) break;
     rows += line;
     ++shown;
   }
-  std::string note;
-  if (shown < r.shapes.size())
-    note = "\n_Showing " + std::to_string(shown) + " of " + std::to_string(r.shapes.size()) +
-           " shapes: " + std::to_string(r.shapes.size() - shown) +
-           " more do not fit in one comment (65,536 characters); report.md, report.json and "
-           "report.csv in the run directory hold every shape._\n";
+  const std::string note =
+      "\n_Showing the " + std::to_string(shown) + " worst of " + std::to_string(r.shapes.size()) +
+      " shapes (failed arms first, then by speedup, lowest first): " +
+      std::to_string(r.shapes.size() - shown) +
+      " more do not fit in one comment (65,536 characters); report.md, report.json and "
+      "report.csv in the run directory hold every shape._\n";
   return open + rows + note + close;
+}
+
+// A path without the machine's directories: a PR comment is read by people who do not have the
+// runner's file system, and its home and work paths say nothing to them. An absolute path keeps
+// its last component ("…/kernels"); in "--flag=/a/b" the value is shortened; other text is kept.
+std::string without_machine_dirs(const std::string& arg) {
+  const std::size_t eq = arg.rfind('=', arg.find('/'));
+  const std::size_t start = arg.compare(0, 2, "--") == 0 && eq != std::string::npos ? eq + 1 : 0;
+  if (arg.size() <= start || arg[start] != '/') return arg;
+  std::string tail = arg.substr(start);
+  while (tail.size() > 1 && tail.back() == '/') tail.pop_back();
+  const std::string last = tail.substr(tail.rfind('/') + 1);
+  return arg.substr(0, start) + "\u2026/" + last;
 }
 
 std::string provenance(const Report& r) {
@@ -160,8 +190,10 @@ std::string provenance(const Report& r) {
   std::string out = "<details><summary>Provenance</summary>\n\n";
   out += "- Run " + code(clip(p.run_id, 100)) + ", created " + esc(clip(p.created_at, 40)) +
          ", abharness " + esc(clip(p.harness_version, 40)) + "\n";
-  out += "- Command: " + code(clip(join(p.command, " "), 400)) + "\n";
-  out += "- Repository " + code(clip(p.repo)) + ", plugin target " +
+  std::vector<std::string> command;
+  for (const auto& a : p.command) command.push_back(without_machine_dirs(a));
+  out += "- Command: " + code(clip(join(command, " "), 400)) + "\n";
+  out += "- Repository " + code(clip(without_machine_dirs(p.repo))) + ", plugin target " +
          code(clip(p.plugin_target, 60)) + "\n";
   for (const auto& v : p.variants)
     out += "- " + esc(clip(v.name, 20)) + ": " + code(clip(v.source.requested, 80)) + " = " +

@@ -134,7 +134,8 @@ TEST_CASE("pr: the comment fits GitHub's limit from 1 to 5000 shapes") {
         if (pr.find("_Showing ") != std::string::npos) {
           // Truncated: the table used the room (well over half of the limit) and counts the rest.
           CHECK(pr.size() > kPrCommentLimit * 3 / 4);
-          CHECK(pr.find(" of " + std::to_string(n) + " shapes: ") != std::string::npos);
+          CHECK(pr.find(" worst of " + std::to_string(n) + " shapes (failed arms first") !=
+                std::string::npos);
         } else {
           CHECK(rows >= static_cast<std::size_t>(n));  // every shape has its table row
         }
@@ -220,4 +221,49 @@ TEST_CASE("pr: a label, a failure and a machine that mention users reach no one"
   const std::string pr = render(dense, "pr", {});
   CHECK(pr.size() <= kPrCommentLimit);
   CHECK(pr.find("@a") == std::string::npos);
+}
+
+TEST_CASE("pr: a table that does not fit shows the worst shapes, one that fits keeps plan order") {
+  // synthetic_report: i % 6 == 5 failed, i % 6 == 0 slower (the higher i, the slower), i % 6 == 1
+  // faster. Only the first three failures are kept; the rest become `same`.
+  Report r = synthetic_report(3000, 100, false);
+  for (std::size_t i = 20; i < r.shapes.size(); ++i)
+    if (r.shapes[i].verdict == Verdict::failed) {
+      r.shapes[i].verdict = Verdict::same;
+      r.shapes[i].failure.clear();
+      r.shapes[i].speedup = 1.0;
+      r.shapes[i].ci = Interval{0.99, 1.01};
+      r.shapes[i].baseline_ns = r.shapes[i].candidate_ns = 1000.0;
+    }
+  const std::string big = render(r, "pr", {});
+  const std::size_t table = big.find("<details><summary>All 3000 shapes");
+  REQUIRE(table != std::string::npos);
+  const std::string rows = big.substr(table, big.find("</details>", table) - table);
+  REQUIRE(rows.find("| `s17_") != std::string::npos);
+  CHECK(rows.find("| `s5_") < rows.find("| `s17_"));     // failed first, in plan order
+  CHECK(rows.find("| `s17_") < rows.find("| `s2994_"));  // then the slowest
+  CHECK(rows.find("| `s2994_") < rows.find("| `s2988_"));
+  CHECK(rows.find("| `s1_") == std::string::npos);  // faster shapes did not fit
+  const std::string small = render(synthetic_report(12, 8, false), "pr", {});
+  CHECK(small.find("| `s0_") < small.find("| `s1_"));  // plan order when everything fits
+  CHECK(small.find("| `s1_") < small.find("| `s5_"));
+}
+
+TEST_CASE("pr: the provenance shows no directory of the machine that ran") {
+  Report r = synthetic_report(3, 8, false);
+  r.provenance.repo = "/home/runner/work/kernels/kernels/";
+  r.provenance.command = {"abharness",
+                          "run",
+                          "--repo",
+                          "/home/runner/work/kernels",
+                          "--runs-root=/tmp/runner/runs",
+                          "--grid",
+                          "grids/shapes.json",
+                          "--label=a/b"};
+  const std::string pr = render(r, "pr", {});
+  CHECK(pr.find("/home/runner") == std::string::npos);
+  CHECK(pr.find("/tmp/runner") == std::string::npos);
+  CHECK(pr.find("Repository `\u2026/kernels`") != std::string::npos);
+  CHECK(pr.find("--repo \u2026/kernels --runs-root=\u2026/runs --grid grids/shapes.json "
+                "--label=a/b") != std::string::npos);
 }
