@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -64,11 +65,60 @@ fs::path resolve_program(const BuildRecipe& r, const fs::path& src) {
               "' was not found in the PATH the recipe sets (" + it->second + ")");
 }
 
-std::string toolchain_id(const fs::path& program) {
+std::string program_id(const fs::path& program) {
   std::error_code ec;
   fs::path real = fs::canonical(program, ec);
   if (ec) throw Error("build program " + program.string() + " cannot be resolved: " + ec.message());
   return real.string() + ":" + sha256_file(real);
+}
+
+// A variable of the recipe's build: the recipe's own value, else the one it inherits from here.
+std::optional<std::string> build_variable(const BuildRecipe& r, const std::string& name) {
+  if (auto it = r.env.find(name); it != r.env.end()) return it->second;
+  if (const char* v = std::getenv(name.c_str())) return std::string(v);
+  return std::nullopt;
+}
+
+// The compilers a build tool such as CMake or make picks, named as it picks them: the variable
+// when it is set (a name or a path), else the conventional program on the recipe's PATH. A recipe
+// run through `sh -c "cmake ..."` names the shell as its program; the compiler it reaches is what
+// decides the plugin, so it belongs to the toolchain too.
+constexpr std::pair<const char*, const char*> kCompilers[] = {
+    {"CXX", "c++"}, {"CC", "cc"}, {"CUDACXX", "nvcc"}};
+
+// The variables such a build reads besides the compilers' (their values, when set, change what is
+// built without changing the recipe or the sources).
+constexpr const char* kBuildVariables[] = {"CUDAHOSTCXX",       "CFLAGS",
+                                           "CXXFLAGS",          "CUDAFLAGS",
+                                           "CPPFLAGS",          "LDFLAGS",
+                                           "CMAKE_PREFIX_PATH", "CMAKE_GENERATOR",
+                                           "CMAKE_BUILD_TYPE",  "CMAKE_TOOLCHAIN_FILE",
+                                           "PKG_CONFIG_PATH",   "CPATH",
+                                           "LIBRARY_PATH",      "CUDA_HOME"};
+
+// The compiler `name` resolves to for this recipe: "<path>:<sha256>", or "not found".
+std::string compiler_id(const BuildRecipe& r, const std::string& name) {
+  BuildRecipe probe = r;
+  probe.shell = false;
+  probe.argv = {name};
+  try {
+    return program_id(resolve_program(probe, fs::current_path()));
+  } catch (const Error&) {
+    return "not found";
+  }
+}
+
+// The toolchain of a build: the program the recipe runs, the compilers a build tool would pick
+// (docs/method.md) and the build variables that are set, on one line.
+std::string toolchain_id(const BuildRecipe& r, const fs::path& program) {
+  std::string id = program_id(program);
+  for (const auto& [var, fallback] : kCompilers) {
+    const std::string name = build_variable(r, var).value_or(fallback);
+    id += "; " + std::string(var) + "=" + name + " -> " + compiler_id(r, name);
+  }
+  for (const char* var : kBuildVariables)
+    if (auto v = build_variable(r, var)) id += "; " + std::string(var) + "=" + *v;
+  return id;
 }
 
 void fsync_path(const fs::path& p, bool directory) {
@@ -318,7 +368,7 @@ BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& 
   const std::string artifact_name = fs::path(recipe.artifact).filename().string();
   BuildOutcome out;
   const fs::path program = resolve_program(recipe, src);
-  out.toolchain_id = toolchain_id(program);
+  out.toolchain_id = toolchain_id(recipe, program);
   out.recipe_sha256 = sha256_hex(canonical(to_json(recipe)));
   out.cache_key = Sha256().field(id.digest).field(out.recipe_sha256).field(out.toolchain_id).hex();
   out.log = variant_dir / kBuildLog;

@@ -81,7 +81,7 @@ TEST_CASE("build: a compiled plugin is cached and reused") {
   REQUIRE(fs::is_regular_file(first.plugin));
   CHECK(first.plugin_sha256 == abh::sha256_file(first.plugin));
   const fs::path cxx = fs::canonical(abh::find_program("c++"));
-  CHECK(first.toolchain_id == cxx.string() + ":" + abh::sha256_file(cxx));
+  CHECK(first.toolchain_id.rfind(cxx.string() + ":" + abh::sha256_file(cxx) + "; ", 0) == 0);
   CHECK(first.recipe_sha256 == abh::sha256_hex(abh::canonical(abh::to_json(r))));
   CHECK(first.log == tmp.path() / "v1" / "build.log");
   CHECK(contains(slurp(first.log), "--- end of output: exit code 0"));
@@ -228,4 +228,36 @@ TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
       error_of([&] { abh::build_variant(missing, src, identity("a"), cache, tmp.path() / "v4"); }),
       "abh-no-such-compiler"));
   CHECK(cache_entries(cache).empty());
+}
+
+TEST_CASE(
+    "build: the toolchain names the compiler a shell recipe reaches and the variables it reads") {
+  TempDir tmp;
+  const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache",
+                 counter = tmp.path() / "counter.txt";
+  write(src / "data.txt", "plugin bytes\n");
+  BuildRecipe r = counting_recipe(counter);
+  r.env["CXX"] = "c++";
+  const auto a = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v1");
+  const fs::path cxx = fs::canonical(abh::find_program("c++"));
+  CHECK(a.toolchain_id.find("; CXX=c++ -> " + cxx.string() + ":" + abh::sha256_file(cxx)) !=
+        std::string::npos);
+  CHECK(a.toolchain_id.find("CXXFLAGS") == std::string::npos);
+
+  // Another compiler, or flags the build reads from its environment: another toolchain, a build.
+  r.env["CXX"] = "/bin/true";
+  const auto b = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v2");
+  CHECK_FALSE(b.cache_hit);
+  CHECK(b.toolchain_id.find("; CXX=/bin/true -> " + fs::canonical("/bin/true").string()) !=
+        std::string::npos);
+  r.env["CXXFLAGS"] = "-O3 -march=native";
+  const auto c = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v3");
+  CHECK_FALSE(c.cache_hit);
+  CHECK(c.toolchain_id.find("; CXXFLAGS=-O3 -march=native") != std::string::npos);
+  CHECK(line_count(counter) == 3);
+
+  // A compiler that is not there is named as such, not an error of the build.
+  r.env["CUDACXX"] = "no-such-nvcc-here";
+  const auto d = abh::build_variant(r, src, identity("a"), cache, tmp.path() / "v4");
+  CHECK(d.toolchain_id.find("; CUDACXX=no-such-nvcc-here -> not found") != std::string::npos);
 }
