@@ -24,11 +24,11 @@ BUILD=build-h200
 if cmake -S . -B "$BUILD" -DABH_WITH_GIT=OFF -DBUILD_TESTING=OFF >"$OUT/cmake.log" 2>&1 &&
   cmake --build "$BUILD" -j"$(nproc)" --target abharness-worker abh_spin abh_cublaslt_gemm \
     abh_cpu_gemm >>"$OUT/cmake.log" 2>&1; then
-  BIN=$BUILD/bin PLUG=$BUILD/plugins
+  BIN=$PWD/$BUILD/bin PLUG=$PWD/$BUILD/plugins
   note "build: built here in $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 else
   tail -30 "$OUT/cmake.log"
-  BIN=.carry/bundle/bin PLUG=.carry/bundle/lib/abharness
+  BIN=$PWD/.carry/bundle/bin PLUG=$PWD/.carry/bundle/lib/abharness
   note "build: FAILED here (cmake.log), using the carried bundle"
 fi
 W=$BIN/abharness-worker
