@@ -2,10 +2,10 @@
 // (warm), a flush of the L2 (a buffer larger than the L2 written outside the timed window), or a
 // rotation through buffer sets — copies of the problem's inputs and outputs (plugin ABI 2), enough
 // of them that an iteration's set was last touched two L2s of traffic ago, and at least
-// kMinBufferSets. A rotation prepares a
-// cold L2 without any work between iterations, which is what lets the graph timing replay
-// iterations back to back; the kernel timing uses it in place of the flush when the problem
-// offers sets. The choice is recorded in the result (cache_preparation).
+// kMinBufferSets. A rotation prepares a cold L2 without any work between iterations, which is
+// what lets the graph timing replay iterations back to back; the kernel timing uses it in place
+// of the flush when the problem offers sets. The choice is recorded in the result
+// (cache_preparation).
 #pragma once
 
 #include <cstdint>

@@ -44,10 +44,10 @@ std::string command_line(const std::vector<std::string>& argv) {
   return s;
 }
 
-// The recipe's PATH (when it sets one) decides which program runs, so it decides the toolchain too.
-fs::path resolve_program(const BuildRecipe& r, const fs::path& src) {
-  if (r.shell) return "/bin/sh";
-  const std::string& name = r.argv.at(0);
+// The program `name` names for recipe `r`: a path (relative to `src`), or found on the PATH the
+// recipe sets, else on this process's. The recipe's PATH decides which program runs, so it
+// decides the toolchain too.
+fs::path find_recipe_program(const BuildRecipe& r, const std::string& name, const fs::path& src) {
   if (name.find('/') != std::string::npos) {
     fs::path p(name);
     return p.is_absolute() ? p : fs::absolute(src / p);
@@ -63,6 +63,10 @@ fs::path resolve_program(const BuildRecipe& r, const fs::path& src) {
   }
   throw Error("recipe '" + r.target + "': program '" + name +
               "' was not found in the PATH the recipe sets (" + it->second + ")");
+}
+
+fs::path resolve_program(const BuildRecipe& r, const fs::path& src) {
+  return r.shell ? fs::path("/bin/sh") : find_recipe_program(r, r.argv.at(0), src);
 }
 
 std::string program_id(const fs::path& program) {
@@ -98,11 +102,8 @@ constexpr const char* kBuildVariables[] = {"CUDAHOSTCXX",       "CFLAGS",
 
 // The compiler `name` resolves to for this recipe: "<path>:<sha256>", or "not found".
 std::string compiler_id(const BuildRecipe& r, const std::string& name) {
-  BuildRecipe probe = r;
-  probe.shell = false;
-  probe.argv = {name};
   try {
-    return program_id(resolve_program(probe, fs::current_path()));
+    return program_id(find_recipe_program(r, name, fs::current_path()));
   } catch (const Error&) {
     return "not found";
   }

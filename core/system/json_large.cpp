@@ -42,6 +42,17 @@ const LargeArray* large_named(const std::vector<LargeArray>& arrays, const std::
 
 }  // namespace
 
+void update_canonical(Sha256& digest, const json& value) {
+  if (!value.is_array()) {
+    digest.update(canonical(value));
+    return;
+  }
+  digest.update("[");
+  for (std::size_t i = 0; i < value.size(); ++i)
+    digest.update(i ? "," : "").update(canonical(value[i]));
+  digest.update("]");
+}
+
 std::vector<std::string> large_bodies(const json& object, const std::vector<LargeArray>& arrays,
                                       Sha256* digest, const std::string& skip) {
   std::vector<std::string> bodies(arrays.size());
@@ -59,7 +70,7 @@ std::vector<std::string> large_bodies(const json& object, const std::vector<Larg
     if (const LargeArray* a = large_named(arrays, it.key()))
       bodies[a - arrays.data()] = body_of(*a, digest);
     else
-      digest->update(canonical(it.value()));
+      update_canonical(*digest, it.value());
   }
   digest->update("}");
   return bodies;
