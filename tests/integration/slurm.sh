@@ -241,8 +241,7 @@ scontrol requeue "$again"
 [ "$(wc -l <"$T/mid")" -lt 12 ] || fail "job $again finished its lane before it was stopped"
 # A requeued job waits (BeginTime) before it may start again; the test does not, but it does wait
 # for the first start to be gone: pending again, no longer completing, and none of its processes
-# (the lane, its workers) left on the node. Started again while the first start's step was still
-# being torn down, the job's second launch failed and Slurm listed it FAILED (CI, 2026-12-02).
+# (the lane, its workers) left on the node.
 first_start_gone() {
   scontrol show job "$again" 2>/dev/null | grep -q "JobState=PENDING" || return 1
   scontrol show job "$again" 2>/dev/null | grep -q "COMPLETING" && return 1
@@ -252,6 +251,12 @@ first_start_gone() {
 }
 for _ in $(seq 1 600); do first_start_gone && break; sleep 0.05; done
 first_start_gone || fail "job $again's first start did not end after its requeue: $(scontrol show job "$again")"
+# The requeue revokes the job's credential on slurmd with a timestamp in whole seconds, and slurmd
+# refuses any launch whose credential was made in that same second or before ("Job credential
+# revoked": the job then ends FAILED). Started again within the second of its requeue, the job
+# failed so twice on CI (2026-12-02; the second time 160 ms after the requeue); Slurm's own delay before a requeued job
+# may start is there for this. Two seconds clear it.
+sleep 2
 scontrol update JobId="$again" StartTime=now
 wait_rc $orch
 [ "$rc" = 0 ] || { cat "$T/resume2.err" >&2; fail "the re-attached resume exited $rc"; }
