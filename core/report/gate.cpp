@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "report/report_notes.hpp"
 #include "report/report_render.hpp"
 
 namespace abh {
@@ -67,9 +68,19 @@ GateResult judge_gate(const Report& r) {
         g.failed.push_back({row.shape, "failed: " + row.failure});
         break;
       case Verdict::slower:
+        if (unconfirmed_verdict(row)) {
+          g.undecided.push_back(
+              {row.shape, "slower on its only candidate arm: " + interval_text(row) +
+                              ", unconfirmed (one arm cannot be told from one disturbed arm); "
+                              "--until-decided 1 or more confirms it with another block"});
+          break;
+        }
         g.regressions.push_back(
             {row.shape, "slower: " + interval_text(row) +
-                            " lies below 1 - band = " + fmt::fixed(1 - band, 3)});
+                            " lies below 1 - band = " + fmt::fixed(1 - band, 3) +
+                            (row.drift_ci ? ", and so does " + fmt::interval(*row.drift_ci) +
+                                                ", widened by the drift " + fmt::drift(*row.drift)
+                                          : std::string())});
         break;
       case Verdict::unstable:
       case Verdict::ambiguous:

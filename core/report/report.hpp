@@ -74,6 +74,9 @@ struct ShapeRow : ShapeEstimate {
   std::string timing = "kernel";  // what its arms timed (model/timing.hpp): one per row
   std::vector<ArmStats> arms;     // in execution order
   std::optional<double> drift;    // last A / first A (statistics.hpp); absent with one A arm
+  // The interval the verdict was judged on when a one-block shape's drift exceeded the band
+  // (drift_widened in statistics.hpp); absent otherwise.
+  std::optional<Interval> drift_ci;
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
   // one moderated with the run's other shapes that the interval used.
   std::optional<ArmVariation> own_variation, variation;
@@ -110,7 +113,14 @@ struct Summary {
   // Absent when no shape could be compared.
   std::optional<double> geomean;
   std::optional<Interval> geomean_ci;
-  std::optional<Verdict> geomean_verdict;  // classify(geomean_ci) with no drift term
+  // The headline's verdict rests on the decided shapes only (faster, slower or same): an
+  // undecided shape's speedup is still the best estimate of it and stays in the geomean above, but
+  // it must not carry the verdict (docs/statistics.md). classify(decided_geomean_ci), no drift
+  // term; ambiguous when no shape is decided.
+  std::optional<Verdict> geomean_verdict;
+  int decided_shapes = 0;
+  std::optional<double> decided_geomean;  // geomean over the decided shapes; absent with none
+  std::optional<Interval> decided_geomean_ci;
   std::optional<Extreme> min_speedup, max_speedup;
   std::optional<double> baseline_total_ns, candidate_total_ns;
   std::optional<double> summed_time_ratio;  // baseline_total_ns / candidate_total_ns
@@ -219,9 +229,31 @@ struct FewArmDegrees {
   double df = 0;
   bool operator==(const FewArmDegrees&) const = default;
 };
+// `shapes` one-block shapes (the first named) whose baseline drifted beyond the band were judged
+// on the interval widened by the drift (ShapeRow::drift_ci); `decided` of them still had a verdict.
+struct DriftJudged {
+  int shapes = 0, decided = 0;
+  std::string first_shape;
+  bool operator==(const DriftJudged&) const = default;
+};
+// `shapes` shapes (the first named) were called faster or slower on a single candidate arm: no
+// confirmation block ran for them (docs/statistics.md#confirmation), so the gate counts them as
+// undecided.
+struct Unconfirmed {
+  int shapes = 0;
+  std::string first_shape;
+  bool operator==(const Unconfirmed&) const = default;
+};
+// The conditional blocks that ran (--until-decided): `blocks` blocks of `shapes` shapes, `arms`
+// arms in all, beyond the `planned` blocks of every shape; `limit` is the most a shape could get.
+struct ExtraBlocks {
+  int shapes = 0, blocks = 0, arms = 0, planned = 0, limit = 0;
+  bool operator==(const ExtraBlocks&) const = default;
+};
 }  // namespace note
-using ReportNote = std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock,
-                                note::ClockGap, note::FewArmDegrees>;
+using ReportNote =
+    std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock, note::ClockGap,
+                 note::FewArmDegrees, note::DriftJudged, note::Unconfirmed, note::ExtraBlocks>;
 
 struct Report {
   int schema_version = 0;

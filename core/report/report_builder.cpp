@@ -132,11 +132,16 @@ RatioEstimate compare(ShapeRow& row, const ArmBootstrap& arms, const ArmVariatio
   for (const auto& a : row.arms)
     if (a.variant == "baseline" && a.ok) baseline_medians.push_back(a.median_ns);
   row.drift = drift(baseline_medians);
-  // The drift decides "unstable" only while the shape has a single pair of baseline arms: with
+  // The drift enters the verdict only while the shape has a single pair of baseline arms: with
   // more blocks the interval itself carries the arm-to-arm variation the drift shows (and the
   // first and last arm of many blocks are far apart in time, so their ratio alone says little).
-  const bool judge_drift = arms.baseline_arms <= 2;
-  row.verdict = classify(e.ci, judge_drift ? row.drift : std::nullopt, opt.noise_band);
+  // A drift beyond the band widens the interval to both ends of the baseline; a verdict that
+  // survives it stands, with the drift shown (statistics.hpp).
+  const bool judge_drift =
+      arms.baseline_arms <= 2 && row.drift && std::abs(*row.drift - 1) > opt.noise_band;
+  if (judge_drift) row.drift_ci = drift_widened(e.ci, baseline_medians);
+  row.verdict = classify(judge_drift ? *row.drift_ci : e.ci, judge_drift ? row.drift : std::nullopt,
+                         opt.noise_band);
   // With no between-arm degrees of freedom anywhere (one A and one B arm per shape), the
   // interval holds sample noise only: it cannot support a direction.
   if (e.variation.df == 0 && row.verdict != Verdict::unstable) row.verdict = Verdict::ambiguous;
@@ -226,7 +231,24 @@ Summary summarize(const std::vector<ShapeRow>& rows,
   AggregateEstimate a = aggregate(estimates, opt);
   s.geomean = a.geomean;
   s.geomean_ci = a.geomean_ci;
-  s.geomean_verdict = classify(a.geomean_ci, std::nullopt, opt.noise_band);
+  // The estimates are the compared rows', in row order.
+  std::vector<const RatioEstimate*> decided;
+  std::size_t k = 0;
+  for (const auto& row : rows) {
+    if (!row.speedup) continue;
+    if (row.verdict == Verdict::faster || row.verdict == Verdict::slower ||
+        row.verdict == Verdict::same)
+      decided.push_back(estimates.at(k));
+    ++k;
+  }
+  s.decided_shapes = static_cast<int>(decided.size());
+  s.geomean_verdict = Verdict::ambiguous;
+  if (!decided.empty()) {
+    const AggregateEstimate d = decided.size() == estimates.size() ? a : aggregate(decided, opt);
+    s.decided_geomean = d.geomean;
+    s.decided_geomean_ci = d.geomean_ci;
+    s.geomean_verdict = classify(d.geomean_ci, std::nullopt, opt.noise_band);
+  }
   s.baseline_total_ns = a.baseline_total_ns;
   s.candidate_total_ns = a.candidate_total_ns;
   s.summed_time_ratio = a.summed_ratio;

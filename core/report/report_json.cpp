@@ -158,6 +158,7 @@ json to_json(const ShapeRow& r) {
                 {"params", r.params},
                 {"timing", r.timing},
                 {"drift", opt_json(r.drift)},
+                {"drift_ci", opt_json(r.drift_ci)},
                 {"arm_variation", arm_variation_json(r)},
                 {"throttled_arms", r.throttled_arms},
                 {"reference_mhz", opt_json(r.reference_mhz)},
@@ -180,6 +181,8 @@ ShapeRow shape_row_from_json(const json& j, const std::string& w) {
   r.timing = field_or<std::string>(j, "timing", w, kTimingKernel);
   static_cast<ShapeEstimate&>(r) = shape_estimate_from_json(j, w);
   r.drift = opt_number(j, "drift", w);
+  // Absent in reports written before a drift widened the interval.
+  if (j.contains("drift_ci")) r.drift_ci = opt_interval(j, "drift_ci", w);
   read_arm_variation(j, w, r);
   r.throttled_arms = string_array(j, "throttled_arms", w);
   r.reference_mhz = new_opt_number(j, "reference_mhz", w);
@@ -279,6 +282,9 @@ json to_json(const Summary& s) {
               {"geomean", opt_json(s.geomean)},
               {"geomean_ci", opt_json(s.geomean_ci)},
               {"geomean_verdict", s.geomean_verdict ? json(to_string(*s.geomean_verdict)) : json()},
+              {"decided_shapes", s.decided_shapes},
+              {"decided_geomean", opt_json(s.decided_geomean)},
+              {"decided_geomean_ci", opt_json(s.decided_geomean_ci)},
               {"min_speedup", to_json(s.min_speedup)},
               {"max_speedup", to_json(s.max_speedup)},
               {"baseline_total_ns", opt_json(s.baseline_total_ns)},
@@ -312,6 +318,12 @@ Summary summary_from_json(const json& j, const std::string& w) {
     } catch (const Error&) {
       rethrow_with_context(w + ": field 'geomean_verdict'");
     }
+  }
+  // Absent in reports written before the headline's verdict rested on the decided shapes.
+  if (j.contains("decided_shapes")) {
+    s.decided_shapes = field<int>(j, "decided_shapes", w);
+    s.decided_geomean = opt_number(j, "decided_geomean", w);
+    s.decided_geomean_ci = opt_interval(j, "decided_geomean_ci", w);
   }
   s.min_speedup = extreme_from_json(j, "min_speedup", w);
   s.max_speedup = extreme_from_json(j, "max_speedup", w);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 namespace abh {
 namespace {
@@ -61,7 +62,54 @@ std::optional<note::FewArmDegrees> few_arm_degrees(const Report& r) {
   return n;
 }
 
+std::optional<note::DriftJudged> drift_judged(const Report& r) {
+  note::DriftJudged n;
+  for (const auto& row : r.shapes) {
+    if (!row.drift_ci) continue;
+    if (n.shapes++ == 0) n.first_shape = row.shape;
+    if (row.verdict != Verdict::unstable) ++n.decided;
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
+std::optional<note::Unconfirmed> unconfirmed(const Report& r) {
+  note::Unconfirmed n;
+  for (const auto& row : r.shapes) {
+    if (!unconfirmed_verdict(row)) continue;
+    if (n.shapes++ == 0) n.first_shape = row.shape;
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
+std::optional<note::ExtraBlocks> extra_blocks(const Report& r) {
+  note::ExtraBlocks n;
+  n.planned = r.provenance.schedule.rounds;
+  n.limit = r.provenance.schedule.until_decided;
+  for (const auto& row : r.shapes) {
+    std::set<int> blocks;
+    for (const auto& a : row.arms)
+      if (a.round >= n.planned) blocks.insert(a.round), ++n.arms;
+    n.blocks += static_cast<int>(blocks.size());
+    n.shapes += blocks.empty() ? 0 : 1;
+  }
+  if (n.arms == 0) return std::nullopt;
+  return n;
+}
+
 }  // namespace
+
+int candidate_arms(const ShapeRow& row) {
+  return static_cast<int>(std::count_if(row.arms.begin(), row.arms.end(), [](const ArmStats& a) {
+    return a.ok && a.variant == "candidate";
+  }));
+}
+
+bool unconfirmed_verdict(const ShapeRow& row) {
+  return (row.verdict == Verdict::faster || row.verdict == Verdict::slower) &&
+         candidate_arms(row) == 1;
+}
 
 std::vector<ReportNote> report_notes(const Report& r) {
   std::vector<ReportNote> out;
@@ -70,6 +118,9 @@ std::vector<ReportNote> report_notes(const Report& r) {
   not_at_one_clock(r, out);
   if (auto n = clock_gap(r)) out.push_back(*n);
   if (auto n = few_arm_degrees(r)) out.push_back(*n);
+  if (auto n = drift_judged(r)) out.push_back(*n);
+  if (auto n = unconfirmed(r)) out.push_back(*n);
+  if (auto n = extra_blocks(r)) out.push_back(*n);
   return out;
 }
 
@@ -80,6 +131,9 @@ NoteTopic topic(const ReportNote& n) {
     NoteTopic operator()(const note::NotAtOneClock&) const { return NoteTopic::clock; }
     NoteTopic operator()(const note::ClockGap&) const { return NoteTopic::clock; }
     NoteTopic operator()(const note::FewArmDegrees&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::DriftJudged&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::Unconfirmed&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::ExtraBlocks&) const { return NoteTopic::interval; }
   };
   return std::visit(Topic{}, n);
 }

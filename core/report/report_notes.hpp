@@ -15,8 +15,16 @@ namespace abh {
 // In the order renderers show them: why shapes lack a speed-of-light time, then what clock
 // normalization did (the shapes at one clock and the range of their reference clocks, each shape
 // left as measured, the candidate's average clock against the baseline's), then undecided shapes
-// whose intervals rest on few degrees of freedom.
+// whose intervals rest on few degrees of freedom, one-block shapes judged with their drift, and
+// verdicts resting on one candidate arm, and the extra blocks that ran.
 std::vector<ReportNote> report_notes(const Report& r);
+
+// The shape's valid candidate arms.
+int candidate_arms(const ShapeRow& row);
+// Faster or slower on a single candidate arm: one arm cannot be told from one disturbed
+// arm, so such a verdict is confirmed by another block when the run has one to give
+// (report/adaptive.hpp) and the gate does not act on it alone (report/gate.hpp).
+bool unconfirmed_verdict(const ShapeRow& row);
 
 // What a note is about; each format heads it with its own word for the topic.
 enum class NoteTopic { speed_of_light, clock, interval };

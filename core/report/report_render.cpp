@@ -169,6 +169,14 @@ std::string timing_line(const Report& r) {
   return out;
 }
 
+std::string verdict_basis(const Summary& s, double confidence) {
+  if (s.decided_shapes == s.shapes_compared) return "";
+  if (!s.decided_geomean) return "; no shape is decided, so neither is the geomean";
+  return "; its verdict rests on the " + std::to_string(s.decided_shapes) + " decided shape" +
+         (s.decided_shapes == 1 ? "" : "s") + ": " + ratio(*s.decided_geomean) + " " +
+         confidence_label(confidence) + " " + interval(*s.decided_geomean_ci);
+}
+
 std::vector<std::string> timing_geomeans(const Report& r) {
   std::vector<std::string> out;
   for (const TimingSummary& t : r.by_timing) {
@@ -178,7 +186,8 @@ std::vector<std::string> timing_geomeans(const Report& r) {
       line += "geomean " + ratio(*s.geomean) + " (" + confidence_label(r.stats.confidence) + " " +
               interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +
               std::to_string(s.shapes_compared) + " of " + std::to_string(s.shapes_total) +
-              " shapes; summed-time ratio " + ratio(*s.summed_time_ratio);
+              " shapes" + verdict_basis(s, r.stats.confidence) + "; summed-time ratio " +
+              ratio(*s.summed_time_ratio);
     else
       line += "no shape could be compared (every shape of this timing has a failed arm)";
     out.push_back(line);
@@ -272,6 +281,28 @@ std::string note_text(const ReportNote& n) {
              " degree(s) of freedom, which widens their intervals; more blocks narrow "
              "them: --rounds N, or --until-decided N for the undecided shapes only "
              "(docs/statistics.md#variation-between-arms)";
+    }
+    std::string operator()(const note::DriftJudged& d) const {
+      return std::to_string(d.shapes) + " shape(s) (" + d.first_shape +
+             (d.shapes > 1 ? ", ..." : "") +
+             ") drifted beyond the band within their one block and were judged on the interval "
+             "widened to the baseline's fastest and slowest arm; " +
+             std::to_string(d.decided) + " of them kept a verdict, the rest are unstable "
+             "(docs/statistics.md#verdict)";
+    }
+    std::string operator()(const note::ExtraBlocks& e) const {
+      return std::to_string(e.blocks) + " extra block(s) ran on " + std::to_string(e.shapes) +
+             " shape(s), " + std::to_string(e.arms) + " arm(s) beyond the " +
+             std::to_string(e.planned) + " planned block(s) per shape, for undecided shapes and " +
+             "confirmations (at most " + std::to_string(e.limit) +
+             " per shape: --until-decided; docs/statistics.md#adaptive-rounds---until-decided)";
+    }
+    std::string operator()(const note::Unconfirmed& u) const {
+      return std::to_string(u.shapes) + " shape(s) (" + u.first_shape +
+             (u.shapes > 1 ? ", ..." : "") +
+             ") are called faster or slower on a single candidate arm, unconfirmed: no "
+             "confirmation block ran (--until-decided 0, or the Slurm launcher); the gate counts "
+             "them as undecided (docs/statistics.md#confirmation)";
     }
   };
   return std::visit(Text{}, n);

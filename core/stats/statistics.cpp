@@ -457,11 +457,24 @@ AggregateEstimate aggregate(const std::vector<const RatioEstimate*>& shapes,
 }
 
 Verdict classify(const Interval& ci, std::optional<double> drift, double band) {
-  if (drift && std::abs(*drift - 1) > band) return Verdict::unstable;
-  if (ci.lo > 1 + band) return Verdict::faster;
-  if (ci.hi < 1 - band) return Verdict::slower;
-  if (ci.lo >= 1 - band && ci.hi <= 1 + band) return Verdict::same;
-  return Verdict::ambiguous;
+  Verdict v = Verdict::ambiguous;
+  if (ci.lo > 1 + band)
+    v = Verdict::faster;
+  else if (ci.hi < 1 - band)
+    v = Verdict::slower;
+  else if (ci.lo >= 1 - band && ci.hi <= 1 + band)
+    v = Verdict::same;
+  const bool drifted = drift && std::abs(*drift - 1) > band;
+  return drifted && v == Verdict::ambiguous ? Verdict::unstable : v;
+}
+
+Interval drift_widened(const Interval& ci, std::span<const double> baseline_medians) {
+  if (baseline_medians.empty()) throw Error("drift_widened: no baseline medians");
+  const auto [lo, hi] = std::minmax_element(baseline_medians.begin(), baseline_medians.end());
+  double mean = 0;
+  for (double m : baseline_medians) mean += m;
+  mean /= static_cast<double>(baseline_medians.size());
+  return {ci.lo * *lo / mean, ci.hi * *hi / mean};
 }
 
 }  // namespace abh

@@ -243,11 +243,20 @@ AggregateEstimate aggregate(const std::vector<const RatioEstimate*>& shapes,
 
 // --- Verdict -----------------------------------------------------------------------------------
 
-// unstable when a drift is given and |drift - 1| > band (it takes precedence: a baseline that moved
-// that much during the shape makes any comparison suspect); else faster when the whole interval
-// lies above 1 + band, slower when it lies below 1 - band, same when it lies inside the band, and
-// ambiguous otherwise (the interval straddles a band edge: more samples or a quieter machine are
-// needed to decide).
+// faster when the whole interval lies above 1 + band, slower when it lies below 1 - band, same
+// when it lies inside the band, ambiguous otherwise (the interval straddles a band edge: more
+// samples or a quieter machine are needed to decide). With a drift beyond the band, `ci` must be
+// the drift-widened interval (below): a verdict it still supports stands, and ambiguous becomes
+// unstable, the drift being what keeps the shape from a verdict. A drift within the band (or none)
+// does not enter.
 Verdict classify(const Interval& ci, std::optional<double> drift, double band);
+
+// A one-block shape whose baseline drifted (A1 and A2 differ): the baseline during the candidate's
+// arm could have been anywhere between its arms, so the interval is widened to what it would be
+// with the baseline taken as its fastest arm at the low end and its slowest at the high end:
+// [lo * min / mean, hi * max / mean] over the baseline arms' medians (the speedup's numerator is
+// their mean). A 3.1x speedup whose A2 drifted 2.3 % from A1 stays faster; a 1.5 % speedup under
+// a 3 % drift does not. Throws on no medians.
+Interval drift_widened(const Interval& ci, std::span<const double> baseline_medians);
 
 }  // namespace abh

@@ -99,3 +99,27 @@ TEST_CASE("gate: separation compares the extreme arms against the band and the b
   r.arms[2].ok = false;  // a failed arm: nothing is separated
   CHECK(!separated_slower(r, 0.01));
 }
+
+TEST_CASE("gate: slower on a single candidate arm is undecided until a second arm confirms it") {
+  // One block of A1, B, A2: one B arm cannot be told from one disturbed arm (an A/A run on a
+  // loaded 2-core machine read slower 0.836 [0.797, 0.886] with a drift of -0.3 %).
+  ShapeRow aba = row("s", Verdict::slower, 100, 120, 100, {0.80, 0.89});
+  aba.arms.erase(aba.arms.begin() + 2);
+  GateResult g = judge_gate(report_of({aba}));
+  CHECK(g.regressions.empty());
+  REQUIRE(g.undecided.size() == 1);
+  CHECK(g.undecided[0].reason.find("unconfirmed") != std::string::npos);
+  CHECK(g.undecided[0].reason.find("--until-decided") != std::string::npos);
+  // A one-arm faster verdict passes: it cannot be a regression either way.
+  ShapeRow fast = row("f", Verdict::faster, 120, 100, 120, {1.15, 1.25});
+  fast.arms.erase(fast.arms.begin() + 2);
+  g = judge_gate(report_of({fast}));
+  CHECK(g.regressions.empty());
+  CHECK(g.undecided.empty());
+  // A slower verdict judged on the drift-widened interval says so.
+  ShapeRow drifted = row("d", Verdict::slower, 100, 250, 103, {0.40, 0.42});
+  drifted.drift_ci = Interval{0.39, 0.43};
+  g = judge_gate(report_of({drifted}));
+  REQUIRE(g.regressions.size() == 1);
+  CHECK(g.regressions[0].reason.find("widened by the drift") != std::string::npos);
+}

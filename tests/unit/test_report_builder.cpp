@@ -197,3 +197,50 @@ TEST_CASE(
   }
   CHECK(*m.shapes[0].speedup == doctest::Approx(1).epsilon(0.002));
 }
+
+namespace {
+
+// Every arm of shape i at the baseline's 10 us, or `candidate_ns[i]` for B arms.
+std::vector<ArmOutcome> outcomes_at(const Plan& p, const std::vector<double>& candidate_ns) {
+  std::vector<ArmOutcome> out;
+  std::uint64_t seed = 0;
+  for (const Task& t : p.tasks) {
+    std::size_t i = 0;
+    while (p.shapes[i].id != t.shape) ++i;
+    out.push_back({t, make_result(p, t, t.variant == "baseline" ? 10000 : candidate_ns[i], ++seed),
+                   ""});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
+  Plan p = make_plan(3);
+  StatsOptions opt;
+  opt.noise_band = 0.005;
+  // 2x faster, unchanged, and 0.5 % faster: on the band's edge, so undecided.
+  Report r = build_report(p, outcomes_at(p, {5000, 10000, 9950}), opt, "d");
+  REQUIRE(r.shapes.size() == 3);
+  CHECK(r.shapes[0].verdict == Verdict::faster);
+  CHECK(r.shapes[1].verdict == Verdict::same);
+  CHECK(r.shapes[2].verdict == Verdict::ambiguous);
+  const Summary& s = r.summary;
+  CHECK(s.shapes_compared == 3);
+  CHECK(s.decided_shapes == 2);
+  CHECK(*s.decided_geomean ==
+        doctest::Approx(std::sqrt(*r.shapes[0].speedup * *r.shapes[1].speedup)).epsilon(1e-12));
+  CHECK(*s.geomean_verdict == Verdict::faster);
+  CHECK(fmt::verdict_basis(s, opt.confidence).find("rests on the 2 decided shapes") !=
+        std::string::npos);
+
+  // No shape decided: neither is the headline, whatever the geomean of the undecided ones.
+  Plan one = make_plan(1);
+  r = build_report(one, outcomes_at(one, {9950}), opt, "d");
+  CHECK(r.summary.decided_shapes == 0);
+  CHECK(!r.summary.decided_geomean);
+  CHECK(r.summary.geomean);
+  CHECK(*r.summary.geomean_verdict == Verdict::ambiguous);
+  CHECK(fmt::verdict_basis(r.summary, opt.confidence).find("no shape is decided") !=
+        std::string::npos);
+}

@@ -116,3 +116,47 @@ TEST_CASE("report notes: derived again from report.json, and worded alike in eve
   CHECK(terminal.find("\nclock: the candidate's arms ran at a") != std::string::npos);
   CHECK(md.find("\nClock: the candidate's arms ran at a") != std::string::npos);
 }
+
+namespace {
+
+ArmStats arm_of(const char* name, const char* variant, int round) {
+  ArmStats a;
+  a.arm = name;
+  a.variant = variant;
+  a.round = round;
+  a.ok = true;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("report notes: drift-judged shapes, one-arm verdicts and the extra blocks that ran") {
+  Report r;
+  r.provenance.schedule.rounds = 1;
+  r.provenance.schedule.until_decided = 3;
+  // A one-block shape judged on its drift-widened interval that kept its verdict, one that did
+  // not, a one-arm slower verdict, and a shape confirmed by an extra block.
+  ShapeRow kept = row_of("kept", Verdict::faster), lost = row_of("lost", Verdict::unstable);
+  kept.drift_ci = Interval{2.4, 4.0};
+  lost.drift_ci = Interval{0.99, 1.04};
+  ShapeRow one = row_of("one", Verdict::slower), two = row_of("two", Verdict::slower);
+  for (ShapeRow* row : {&kept, &lost, &one, &two})
+    row->arms = {arm_of("A1", "baseline", 0), arm_of("B", "candidate", 0),
+                 arm_of("A2", "baseline", 0)};
+  for (const char* name : {"A3", "B'", "A4"})
+    two.arms.push_back(arm_of(name, name[0] == 'B' ? "candidate" : "baseline", 1));
+  // kept is faster on one candidate arm as well: unconfirmed, like one.
+  r.shapes = {kept, lost, one, two};
+  const auto notes = report_notes(r);
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0] == ReportNote{note::DriftJudged{2, 1, "kept"}});
+  CHECK(notes[1] == ReportNote{note::Unconfirmed{2, "kept"}});
+  CHECK(notes[2] == ReportNote{note::ExtraBlocks{1, 1, 3, 1, 3}});
+  for (const auto& n : notes) CHECK(topic(n) == NoteTopic::interval);
+  CHECK(fmt::note_text(notes[0]).find("1 of them kept a verdict") != std::string::npos);
+  CHECK(fmt::note_text(notes[1]).find("the gate counts them as undecided") != std::string::npos);
+  CHECK(fmt::note_text(notes[2]).rfind("1 extra block(s) ran on 1 shape(s), 3 arm(s)", 0) == 0);
+  CHECK(unconfirmed_verdict(one));
+  CHECK_FALSE(unconfirmed_verdict(two));
+  CHECK(candidate_arms(two) == 2);
+}
