@@ -1,5 +1,7 @@
 #include "adaptive_sweep.hpp"
 
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <set>
 
@@ -21,6 +23,7 @@ std::string relative_result(const fs::path& run_dir, const Task& t) {
 int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerStarter& starter,
                         SweepOptions opt) {
   if (plan.schedule.until_decided == 0) return 0;
+  const auto start = std::chrono::steady_clock::now();
   int ran = 0;
   Validation v = validate_run(run_dir, plan, adaptive_blocks);
   while (v.problems.empty()) {
@@ -39,7 +42,7 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerS
     if (pending.empty()) break;
     if (!opt.quiet)
       std::cerr << "until decided: running " << join(pending, ", ")
-                << " (unstable or ambiguous so far)\n";
+                << " (undecided so far, or decided on one candidate arm)\n";
     opt.select = wanted;
     const SweepSummary s = run_sweep(run_dir, plan, starter, done, opt);
     ran += s.ran;
@@ -48,6 +51,11 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerS
     if (s.failed > 0 || s.ran == 0) break;
     v = validate_run(run_dir, plan, adaptive_blocks, &v);
   }
+  if (ran > 0 && !opt.quiet)
+    std::cerr << "until decided: " << ran << " more arm(s) in "
+              << std::lround(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                                 .count())
+              << " s\n";
   return ran;
 }
 

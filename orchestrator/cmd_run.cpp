@@ -154,10 +154,13 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
   c.add_option("--rounds", p.schedule.rounds, "blocks per shape")->capture_default_str();
   c.add_option("--schedule-seed", p.schedule.seed, "seed of the random block order")
       ->capture_default_str();
-  c.add_option("--until-decided", p.schedule.until_decided,
+  c.add_option("--until-decided", p.until_decided,
                "up to this many more blocks for each shape still unstable or ambiguous after "
-               "the planned ones (docs/statistics.md); local launcher only")
-      ->capture_default_str();
+               "the planned ones, or called faster or slower on one candidate arm (a "
+               "confirmation); local launcher only. auto: 3 for CPU plugins, 1 for GPU plugins, "
+               "0 with the Slurm launcher (docs/statistics.md)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   c.add_option("--start-ahead", p.start_ahead,
                "workers a lane starts while the arms before them measure; each creates its CUDA "
                "context once the arm before it has ended (docs/method.md). 0: one after another; "
@@ -226,6 +229,7 @@ Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 
   c->callback([c, f, &exit_code] {
     f->plan.argv = invocation_argv();
     refuse_empty_values(*c, *f);
+    set_until_decided(f->plan);
     if (c->count("--resume")) {
       check_resume_dir_flags(*c, *f);
       exit_code = resume_run(f->resume_dir, f->report, &f->plan);

@@ -169,7 +169,7 @@ ResolvedRequest resolve_request(const PlanRequest& req) {
   ResolvedRequest r;
   r.grid = load_grid(req.grid);
   r.grid.shapes = filter_shapes(r.grid.shapes, parse_shape_filter(req.shapes), req.grid);
-  check_schedule(req, r.grid.shapes);
+  r.auto_blocks_cap = check_schedule(req, r.grid.shapes);
   r.repo = fs::absolute(req.repo).lexically_normal();
   if (!fs::exists(r.repo)) throw UsageError("--repo " + r.repo.string() + " does not exist");
   // A revision that cannot be resolved is the user's to fix: a usage error naming the flag.
@@ -374,6 +374,11 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.schedule = req.schedule;
   plan.schedule.gpus = launcher.lanes(plan.launcher, cuda, gpus.size());
   plan.schedule.start_ahead = resolve_start_ahead(req.start_ahead, cuda, plan.python.has_value());
+  if (plan.schedule.until_decided_auto)
+    plan.schedule.until_decided =
+        auto_until_decided(cuda, launcher.runs_until_decided(), resolved.auto_blocks_cap);
+  // Every plan made now confirms one-arm verdicts when it has conditional blocks to do it with.
+  plan.schedule.confirm = true;
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
@@ -385,6 +390,25 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   // read the file, and results bind to the digest of the bytes written.
   plan.file_sha256 = write_plan(run_dir, plan);
   return plan;
+}
+
+void set_until_decided(PlanRequest& req) {
+  ScheduleOptions& s = req.schedule;
+  s.until_decided_auto = req.until_decided == "auto";
+  if (s.until_decided_auto) {
+    s.until_decided = 0;
+    return;
+  }
+  const std::string& v = req.until_decided;
+  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError("--until-decided " + v +
+                     ": give the most extra blocks a shape may get (0 for none), or auto");
+  s.until_decided = std::stoi(v);
+}
+
+int auto_until_decided(bool cuda, bool launcher_runs_them, int cap) {
+  if (!launcher_runs_them) return 0;
+  return std::max(0, std::min(cuda ? 1 : 3, cap));
 }
 
 int resolve_start_ahead(const std::string& value, bool cuda, bool python) {

@@ -35,6 +35,9 @@ struct PlanRequest {
   ScheduleOptions schedule;
   // --start-ahead: how many workers a lane starts ahead of their turn (0 to 16), or auto.
   std::string start_ahead = "auto";
+  // --until-decided: a number, or auto (set_until_decided). schedule.until_decided holds a number
+  // given; with auto, schedule.until_decided_auto is set and make_plan chooses the number.
+  std::string until_decided = "auto";
   MeasureSettings settings;
   std::vector<std::string> argv;  // the command line, recorded in the plan
 };
@@ -44,6 +47,9 @@ struct ResolvedRequest {
   std::filesystem::path repo;  // absolute
   Grid grid;
   SourceIdentity baseline, candidate;
+  // With --until-decided auto: the most conditional blocks that keep plan.json within
+  // kAutoPlanBytes (check_schedule); make_plan never plans more.
+  int auto_blocks_cap = 0;
 };
 
 // Checks every option (preflight.hpp), reads the grid and keeps the shapes --shapes selects
@@ -95,6 +101,16 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
 // GPU plugin in C++ (its start-up, 0.1 s, is far shorter than an arm), four for a GPU plugin in
 // Python (importing torch, 3-5 s, takes several arms' time). UsageError naming the flag otherwise.
 int resolve_start_ahead(const std::string& value, bool cuda, bool python);
+
+// Reads --until-decided into the request's schedule: a number from 0 (until_decided), or auto
+// (until_decided_auto; the number is chosen by make_plan). UsageError naming the flag otherwise.
+void set_until_decided(PlanRequest& req);
+// The conditional blocks `--until-decided auto` plans: 3 for CPU plugins (whole arms of one build
+// differ by percents on a shared CPU, and most shapes need a block or two more to be decided,
+// docs/statistics.md#adaptive-rounds---until-decided), 1 for GPU plugins (a confirmation, or
+// the rare undecided shape), none with a launcher that cannot run them between rounds; never more
+// than `cap` (ResolvedRequest::auto_blocks_cap).
+int auto_until_decided(bool cuda, bool launcher_runs_them, int cap);
 
 // `run --resume` with flags (same_sweep.cpp): they must describe the plan's sweep, or they would be
 // ignored. Compared with the plan: the measurement settings, the revisions as typed, --repo,

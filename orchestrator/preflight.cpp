@@ -68,16 +68,17 @@ class PlanSize {
     return static_cast<double>(fixed_) +
            static_cast<double>(block_bytes(blocks)) * static_cast<double>(blocks);
   }
-  // Whether `blocks` blocks of each shape fit the bytes plan.json's reader accepts.
-  bool fits(std::uint64_t blocks) const {
-    return fixed_ < kPlanMaxBytes && blocks <= (kPlanMaxBytes - fixed_) / block_bytes(blocks);
+  // Whether `blocks` blocks of each shape fit in `limit` bytes (by default what plan.json's
+  // reader accepts).
+  bool fits(std::uint64_t blocks, std::uintmax_t limit = kPlanMaxBytes) const {
+    return fixed_ < limit && blocks <= (limit - fixed_) / block_bytes(blocks);
   }
-  // The most blocks that fit (fewer blocks never take more bytes), below `above`.
-  std::uint64_t most_blocks(std::uint64_t above) const {
+  // The most blocks that fit in `limit` (fewer blocks never take more bytes), below `above`.
+  std::uint64_t most_blocks(std::uint64_t above, std::uintmax_t limit = kPlanMaxBytes) const {
     std::uint64_t lo = 0, hi = above;  // fits(lo), !fits(hi)
     while (hi - lo > 1) {
       const std::uint64_t mid = lo + (hi - lo) / 2;
-      (fits(mid) ? lo : hi) = mid;
+      (fits(mid, limit) ? lo : hi) = mid;
     }
     return lo;
   }
@@ -139,7 +140,7 @@ void check_options(const PlanRequest& req) {
   check_python_flag(req.python);
 }
 
-void check_schedule(const PlanRequest& req, const std::vector<Shape>& shapes) {
+int check_schedule(const PlanRequest& req, const std::vector<Shape>& shapes) {
   // One shape's schedule validates the options: a schedule that gives a shape too few arms with
   // few rounds does so with its first two, and --until-decided adds blocks like its first.
   ScheduleOptions few = req.schedule;
@@ -155,6 +156,10 @@ void check_schedule(const PlanRequest& req, const std::vector<Shape>& shapes) {
   if (!size.fits(blocks))
     refuse_plan_size(req, shapes.size(), arms, blocks, size.bytes(blocks),
                      size.most_blocks(blocks));
+  if (!req.schedule.until_decided_auto) return 0;
+  // auto never asks for more than 3 extra blocks (planner.hpp).
+  const std::uint64_t most = size.most_blocks(blocks + 4, kAutoPlanBytes);
+  return static_cast<int>(most > blocks ? most - blocks : 0);
 }
 
 }  // namespace abh

@@ -34,8 +34,11 @@ void check_schedule_flags(const fs::path& run_dir, const Plan& plan, const Sched
   if (s.seed != p.seed)
     refuse_flag(run_dir, "--schedule-seed " + std::to_string(s.seed),
                 "seed " + std::to_string(p.seed));
-  if (s.until_decided != p.until_decided)
-    refuse_flag(run_dir, "--until-decided " + std::to_string(s.until_decided),
+  // auto is what the plan chose by auto, whatever number that was.
+  if (s.until_decided_auto ? !p.until_decided_auto : s.until_decided != p.until_decided)
+    refuse_flag(run_dir,
+                "--until-decided " +
+                    (s.until_decided_auto ? std::string("auto") : std::to_string(s.until_decided)),
                 "until_decided " + std::to_string(p.until_decided));
 }
 

@@ -30,6 +30,8 @@ json to_json(const ScheduleOptions& o) {
               {"seed", o.seed},
               {"gpus", o.gpus},
               {"until_decided", o.until_decided},
+              {"confirm", o.confirm},
+              {"until_decided_auto", o.until_decided_auto},
               {"decision", to_json(o.decision)},
               {"start_ahead", o.start_ahead}};
 }
@@ -43,6 +45,10 @@ ScheduleOptions schedule_options_from_json(const json& j, const std::string& whe
   // Absent in reports written before adaptive rounds (plans of that time have another schema
   // version and are refused as a whole): none were planned.
   if (j.contains("until_decided")) o.until_decided = field<int>(j, "until_decided", where);
+  // Absent in plans written before confirmation blocks and `--until-decided auto`.
+  if (j.contains("confirm")) o.confirm = field<bool>(j, "confirm", where);
+  if (j.contains("until_decided_auto"))
+    o.until_decided_auto = field<bool>(j, "until_decided_auto", where);
   if (j.contains("decision"))
     o.decision = stats_options_from_json(object_field(j, "decision", where), where + ".decision");
   // Absent in plans and reports written before workers were started ahead: they were not.

@@ -38,6 +38,12 @@ struct ScheduleOptions {
   // the planned ones, judged with `decision` (the statistics options of the run that planned
   // them). Their tasks are in the plan from the start, marked conditional.
   int until_decided = 0;
+  // The rule also confirms (docs/statistics.md#confirmation): a shape called faster or slower on a
+  // single candidate arm gets its next conditional block, as an undecided one does. False in
+  // plans written before confirmation, whose rule gave blocks to undecided shapes only.
+  bool confirm = false;
+  // until_decided was chosen by `--until-decided auto` (planner.hpp), not given as a number.
+  bool until_decided_auto = false;
   StatsOptions decision;
   // How many workers each lane keeps started ahead of their turn: they read their plan, load
   // their plugin and initialise the GPU driver while the arm before them measures, and each

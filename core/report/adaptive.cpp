@@ -5,12 +5,21 @@
 #include <set>
 
 #include "report/report_builder.hpp"
+#include "report/report_notes.hpp"
 
 namespace abh {
 namespace {
 
 bool undecided(Verdict v) {
   return v == Verdict::unstable || v == Verdict::ambiguous;
+}
+
+// Why the rule gives a shape its next block, or nothing when it gives none.
+std::string wants_block(const ShapeRow& row, bool confirm) {
+  if (undecided(row.verdict)) return to_string(row.verdict);
+  if (confirm && unconfirmed_verdict(row))
+    return "confirmation of " + to_string(row.verdict) + " on one candidate arm";
+  return "";
 }
 
 // Every arm in effect under `b` with its valid result, in plan order; nothing when one has none.
@@ -53,15 +62,16 @@ AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& 
     const Report r = build_report(plan, *arms, plan.schedule.decision, "");
     bool any = false;
     for (const auto& row : r.shapes) {
-      if (!undecided(row.verdict)) {
+      const std::string why = wants_block(row, plan.schedule.confirm);
+      if (why.empty()) {
         decided_once.insert(row.shape);
         continue;
       }
       int& j = next.try_emplace(row.shape, first).first->second;
       if (j >= end) continue;
       b.required.insert({row.shape, j});
-      b.reasons.push_back(row.shape + " block " + std::to_string(j) + ": " +
-                          to_string(row.verdict) + " after blocks 0.." + std::to_string(j - 1) +
+      b.reasons.push_back(row.shape + " block " + std::to_string(j) + ": " + why +
+                          " after blocks 0.." + std::to_string(j - 1) +
                           (decided_once.count(row.shape) ? " (undecided again)" : ""));
       ++j;
       any = true;

@@ -18,7 +18,8 @@ namespace abh {
 // Decides step by step, from the results on disk. At each step, with every arm in effect so far
 // (the plan's blocks and the conditional blocks required at earlier steps) holding a valid result,
 // the report over exactly those arms, computed with plan.schedule.decision, judges every shape
-// again; each shape it calls unstable or ambiguous is given its next conditional block (blocks
+// again; each shape it calls unstable or ambiguous, and with ScheduleOptions::confirm each shape
+// it calls faster or slower on a single candidate arm, is given its next conditional block (blocks
 // rounds, rounds + 1, ... in order, at most until_decided of them). A shape that looked decided at
 // one step may be given a block at a later one: the blocks of other shapes move the pooled prior.
 // The steps end when no shape is given a block, so when they end every shape the last report

@@ -14,7 +14,8 @@ namespace {
 
 // Two shapes, one planned ABA block and two conditional ones. Shape 0: candidate 2x faster
 // (decided even with shape 1's arm variation in its prior). Shape 1: candidate 10 % faster, but
-// its first block's A2 is 5 % slower than A1 (unstable).
+// its first block's A2 is 5 % slower than A1: with one block the interval, which carries that
+// disagreement, crosses the band, and the drift keeps the verdict from it (unstable).
 Plan adaptive_plan() {
   Plan p = make_plan(2);
   p.schedule.until_decided = 2;
@@ -63,6 +64,22 @@ TEST_CASE("adaptive: an undecided shape gets the next block, a decided one does 
   for (auto& o : all)
     if (in_effect(o.task, b)) ran.push_back(o);
   AdaptiveBlocks after = adaptive_blocks(p, ran);
+  CHECK(after.required == b.required);
+  CHECK(after.waiting_at == -1);
+}
+
+TEST_CASE("adaptive: with confirmation, a verdict on one candidate arm gets another block") {
+  Plan p = adaptive_plan();
+  p.schedule.confirm = true;
+  AdaptiveBlocks b = adaptive_blocks(p, outcomes_through(p, 0));
+  // Shape 0 is faster on its one B arm: confirmed by block 1; shape 1 is undecided: block 1.
+  CHECK(b.required == std::set<std::pair<std::string, int>>{{p.shapes[0].id, 1},
+                                                           {p.shapes[1].id, 1}});
+  REQUIRE(b.reasons.size() == 2);
+  CHECK(b.reasons[0] ==
+        p.shapes[0].id + " block 1: confirmation of faster on one candidate arm after blocks 0..0");
+  // Once block 1 agrees, both shapes rest on two candidate arms: nothing more is called for.
+  AdaptiveBlocks after = adaptive_blocks(p, outcomes_through(p, 1));
   CHECK(after.required == b.required);
   CHECK(after.waiting_at == -1);
 }

@@ -291,6 +291,16 @@ TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
     r.req.schedule.until_decided = 3;
     CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
           refusal_of("--until-decided 3", "until_decided 0"));
+    // auto accepts what auto chose, and only that.
+    r.req.schedule.until_decided = 0;
+    r.req.schedule.until_decided_auto = true;
+    CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
+          refusal_of("--until-decided auto", "until_decided 0"));
+    plan.schedule.until_decided_auto = true;
+    plan.schedule.until_decided = 3;
+    CHECK_NOTHROW(check_same_sweep(run_dir, plan, r.req, kWorker));
+    plan.schedule.until_decided_auto = false;
+    plan.schedule.until_decided = 0;
     r.req.schedule = plan.schedule;
     r.req.schedule.rounds = 2;
     CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
