@@ -22,7 +22,7 @@ std::vector<std::string> worker_argv(const RunDirFs& run, const Plan& plan, cons
                                      const Task& t, bool warmup, bool ahead) {
   if (plan.variant(t.variant).is_python())
     return worker_protocol::python_run_command(plan.python->executable, python_front_end(worker),
-                                               run.root(), t.shape, t.arm, ahead);
+                                               run.root(), t.shape, t.arm, warmup, ahead);
   std::vector<std::string> argv =
       worker_protocol::run_args(run.root(), t.shape, t.arm, warmup, ahead);
   argv.insert(argv.begin(), worker.string());

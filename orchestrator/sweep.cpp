@@ -122,14 +122,13 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
 // arm of a run met a machine not yet warmed up (on the CPU demo A1 of the first shape took 2x its
 // A2: drift -51 %), and each variant loads its own plugin, which the first arm to load it met cold
 // (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower in 7 of 10
-// runs, speedup median 0.985; docs/measurements.md). The Python front end has no warm-up mode
-// yet: its arms start from the interpreter's own start-up, slower than any warm-up effect seen.
-std::vector<Step> lane_steps(const Plan& plan, const Lane& lane) {
+// runs, speedup median 0.985; docs/measurements.md). Python plugins get theirs too: without it
+// the first arm of NumPy shapes ran 7-25 % slower than their last on a 2-core machine.
+std::vector<Step> lane_steps(const Lane& lane) {
   std::vector<Step> steps;
   std::set<std::string> warmed;
   for (const Task* t : lane.tasks)
-    if (!plan.variant(t->variant).is_python() && warmed.insert(t->variant).second)
-      steps.push_back({t, true});
+    if (warmed.insert(t->variant).second) steps.push_back({t, true});
   for (const Task* t : lane.tasks) steps.push_back({t, false});
   return steps;
 }
@@ -216,7 +215,7 @@ SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const WorkerSt
   auto run_lane = [&](const Lane& lane) {
     try {
       const RunDirFs run(run_dir);
-      run_steps(run, plan, starter, lane, lane_steps(plan, lane),
+      run_steps(run, plan, starter, lane, lane_steps(lane),
                 [&](const Step& s, const ExitStatus& st) {
                   if (s.warmup) return conclude_warm_up(run, *s.task, st, opt);
                   const bool ok = conclude_arm(run, *s.task, st);

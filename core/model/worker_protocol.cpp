@@ -82,9 +82,9 @@ std::vector<std::string> python_run_command(const std::string& python,
                                             const std::filesystem::path& front_end,
                                             const std::filesystem::path& run_dir,
                                             const std::string& shape, const std::string& arm,
-                                            bool ahead) {
+                                            bool warmup, bool ahead) {
   std::vector<std::string> argv = python_command(python, front_end);
-  for (auto& a : run_args(run_dir, shape, arm, false, ahead)) argv.push_back(std::move(a));
+  for (auto& a : run_args(run_dir, shape, arm, warmup, ahead)) argv.push_back(std::move(a));
   return argv;
 }
 

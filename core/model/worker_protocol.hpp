@@ -133,7 +133,7 @@ std::vector<std::string> python_run_command(const std::string& python,
                                             const std::filesystem::path& front_end,
                                             const std::filesystem::path& run_dir,
                                             const std::string& shape, const std::string& arm,
-                                            bool ahead = false);
+                                            bool warmup = false, bool ahead = false);
 std::vector<std::string> python_interpreter_command(const std::string& python,
                                                     const std::filesystem::path& front_end);
 

@@ -29,8 +29,9 @@ def follow_parent():
         raise FrontEndError("the orchestrator (pid %s) is gone" % parent)
 
 
-RUN_USAGE = "%s %s SHAPE %s ARM [%s]" % (protocol.RUN_DIR_FLAG + " RUN", protocol.SHAPE_FLAG,
-                                         protocol.ARM_FLAG, protocol.AHEAD_FLAG)
+RUN_USAGE = "%s %s SHAPE %s ARM [%s] [%s]" % (protocol.RUN_DIR_FLAG + " RUN", protocol.SHAPE_FLAG,
+                                              protocol.ARM_FLAG, protocol.WARMUP_FLAG,
+                                              protocol.AHEAD_FLAG)
 
 
 def parse_run_args(args):
@@ -38,8 +39,9 @@ def parse_run_args(args):
     it = iter(args)
     for a in it:
         # --ahead (a worker started ahead, its stdin the turn socket) is the engine's to handle:
-        # it waits for its turns after the user's module is imported (docs/method.md).
-        if a == protocol.AHEAD_FLAG:
+        # it waits for its turns after the user's module is imported (docs/method.md). So is
+        # --warmup: the engine measures the arm and writes no result.
+        if a in (protocol.AHEAD_FLAG, protocol.WARMUP_FLAG):
             continue
         if a not in flags:
             raise FrontEndError("unknown argument %r (usage: %s %s)" % (a, protocol.RUN, RUN_USAGE),
