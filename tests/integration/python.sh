@@ -129,7 +129,7 @@ cat >grid3.json <<'JSON'
   { "id": "s64", "params": { "m": 64, "n": 64, "k": 64 } },
   { "id": "s80", "params": { "m": 80, "n": 48, "k": 72 } } ] }
 JSON
-SLOW=(--min-samples 5 --min-time 0.3 --max-time 0.4 --max-noise 0.0001 --warmup 1)
+SLOW=(--min-samples 5 --min-time 0.3 --max-time 0.4 --max-noise 0.0001 --warmup 1 --until-decided 0)
 K=runs/k
 "$ABH" run "${run_args[@]}" --grid grid3.json --run-id k "${SLOW[@]}" >"$T/k.out" 2>"$T/k.err" &
 orch=$!

@@ -53,19 +53,28 @@ grep -q "no result written" "$P/logs/$S1/B.warmup.out" || fail "the candidate wa
 pass "warm-up before the first arm, unrecorded"
 
 # --- The gate fails closed. ---
-# An unstable shape whose candidate arms are all slower than every baseline arm is a regression
-# (exit 5). It takes two candidate arms (ABBA): one alone is undecided (exit 6), never passed.
+# A baseline that drifted 50 % cannot hide a candidate 2.7x slower than even its slower arm: the
+# interval widened by the drift still lies below the band, so the shape is slower, not unstable,
+# and a regression (exit 5) on two candidate arms (ABBA). With one (ABA) the shape's own interval
+# is far wider (one B arm against A arms 50 % apart), and it is unstable: undecided (exit 6);
+# with A arms 2 % apart it is slower, but unconfirmed on its one arm: undecided too, never passed.
 expect_rc 0 "$ABH" run "${run_args[@]}" --run-id abba --schedule abba
 fresh abba
 craft "$T/c" $S1 A1=100 B1=400 B2=400 A2=150
 craft "$T/c" $S2 A1=100 B1=100 B2=100 A2=100
 expect_rc 5 "$ABH" report "$T/c" --quiet --fail-on-regression
-grep -q "$S1: unstable, but every candidate arm is slower than every baseline arm by more than the band and the baseline's own spread" "$T/last.err" || fail "regression reason: $(cat "$T/last.err")"
+grep -qE "$S1: slower: .* lies below 1 - band = 0.990, and so does .*, widened by the drift \+50.00%" "$T/last.err" || fail "regression reason: $(cat "$T/last.err")"
+[ "$(jget "$T/c/report.json" "[s['drift_ci'] is not None for s in j['shapes']]")" = "[True, False]" ] ||
+  fail "drift_ci: $(jget "$T/c/report.json" "[s['drift_ci'] for s in j['shapes']]")"
 fresh plain
 craft "$T/c" $S1 A1=100 B=400 A2=150
 craft "$T/c" $S2 A1=100 B=100 A2=100
 expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression
 grep -q "$S1: unstable: the baseline drifted" "$T/last.err" || fail "single-arm reason: $(cat "$T/last.err")"
+craft "$T/c" $S1 A1=100 B=400 A2=102
+expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression
+grep -q "$S1: slower on its only candidate arm: .*unconfirmed" "$T/last.err" || fail "unconfirmed reason: $(cat "$T/last.err")"
+grep -q "are called faster or slower on a single candidate arm, unconfirmed" "$T/c/report.md" || fail "no unconfirmed note in report.md"
 # An unstable shape that overlaps its baseline is undecided: exit 6, unless opted out.
 craft "$T/c" $S1 A1=100 B=120 A2=150
 expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression
@@ -101,25 +110,56 @@ A=runs/ad
 [ "$(jget $A/plan.json "sum(t['conditional'] for t in j['tasks'])")" = 6 ] || fail "conditional tasks not planned"
 fresh ad
 rm -f "$T/c"/results/*/{A3,B2,A4}.json
-# S1's baseline drifted 2 % (unstable); S2 is 2x faster, decided even with S1's arm variation
-# in its prior.
+# S1's baseline drifted 2 % (unstable); S2 is 2x faster on its one candidate arm, decided even
+# with S1's arm variation in its prior, and so to be confirmed.
 craft "$T/c" $S1 A1=100 B1=100 A2=102
 craft "$T/c" $S2 A1=100 B1=50 A2=100
-# The rule now calls for block 1 of S1 only, which has no results: incomplete, not refused.
+# The rule now calls for block 1 of both shapes, which has no results: incomplete, not refused.
 expect_rc 4 "$ABH" verify "$T/c"
-grep -q "verified 6 of 9" "$T/last.out" || fail "required block not counted: $(cat "$T/last.out")"
-# resume continues the extension: block 1 of S1. The rule judges every shape again at each step,
-# so S2 gets its block too when S1's measured block (real arms beside crafted ones) widened the
-# prior enough to make S2 undecided again; verify then proves that whatever ran was called for
-# (a block the rule did not call for is refused as unrequired-block).
+grep -q "verified 6 of 12" "$T/last.out" || fail "required blocks not counted: $(cat "$T/last.out")"
+# resume continues the extension: block 1 of both; verify then proves that whatever ran was
+# called for (a block the rule did not call for is refused as unrequired-block).
 expect_rc 0 "$ABH" resume "$T/c" --quiet
-for a in A3 B2 A4; do
-  [ -f "$T/c/results/$S1/$a.json" ] || fail "resume did not run $S1/$a"
+for s in $S1 $S2; do
+  for a in A3 B2 A4; do
+    [ -f "$T/c/results/$s/$a.json" ] || fail "resume did not run $s/$a"
+  done
 done
 expect_rc 0 "$ABH" verify "$T/c"
-grep -qE "verified (9 of 9|12 of 12)" "$T/last.out" || fail "extension not verified: $(cat "$T/last.out")"
-# Once block 0 is decided, block 1's results are for a block that should not have run.
+grep -q "verified 12 of 12" "$T/last.out" || fail "extension not verified: $(cat "$T/last.out")"
+# Once S1's block 0 is decided, its block 1's results are for a block that should not have run.
+# (S2's confirmation block is crafted to agree with its first: real arms beside crafted ones
+# would widen S1's prior by whatever they measured.)
 craft "$T/c" $S1 A1=100 B1=100 A2=100
+craft "$T/c" $S2 A3=100 B2=50 A4=100
 expect_rc 3 "$ABH" verify "$T/c"
 grep -q "results/$S1/A3.json: unrequired-block" "$T/last.err" || fail "unrequired block not refused: $(cat "$T/last.err")"
 pass "--until-decided: planned up front, resumed, verified exactly"
+
+# --- Confirmation: one disturbed candidate arm cannot fail the gate. An A/A run whose only B arm
+# came out 20 % slower is slower on that arm; the rule gives it a second block, whose B arm agrees
+# with the baseline, and the shape is then undecided (the two B arms disagree), not a regression.
+fresh ad
+rm -f "$T/c"/results/*/{A3,B2,A4}.json
+craft "$T/c" $S1 A1=100 B1=120 A2=100
+craft "$T/c" $S2 A1=100 B1=100 A2=100
+expect_rc 4 "$ABH" verify "$T/c"
+grep -q "verified 6 of 9" "$T/last.out" || fail "confirmation block not required: $(cat "$T/last.out")"
+expect_rc 0 "$ABH" resume "$T/c" --quiet
+[ -f "$T/c/results/$S1/B2.json" ] || fail "resume did not run the confirmation block"
+craft "$T/c" $S1 A3=100 B2=100 A4=100
+# S1's two B arms now disagree by 20 %, which widens S2's prior enough to give S2 a block too
+# (the resume gave it one already when S1's real arms did the same); it is crafted to agree.
+[ -f "$T/c/results/$S2/B2.json" ] || expect_rc 0 "$ABH" resume "$T/c" --quiet
+craft "$T/c" $S2 A3=100 B2=100 A4=100
+rm -f "$T/c"/report.*
+expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression
+[ "$(verdict $S1)" = ambiguous ] || fail "one disturbed arm in two blocks gave $(verdict $S1)"
+# The same first block with --until-decided 0: no confirmation could run, and the gate still does
+# not act on one arm.
+fresh plain
+craft "$T/c" $S1 A1=100 B=120 A2=100
+craft "$T/c" $S2 A1=100 B=100 A2=100
+expect_rc 6 "$ABH" report "$T/c" --quiet --fail-on-regression
+[ "$(verdict $S1)" = slower ] || fail "unconfirmed verdict: $(verdict $S1)"
+pass "confirmation: a one-arm slower verdict gets a second block; one disturbed arm never exits 5"
