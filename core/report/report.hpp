@@ -116,7 +116,8 @@ struct Summary {
   // The headline's verdict rests on the decided shapes only (faster, slower or same): an
   // undecided shape's speedup is still the best estimate of it and stays in the geomean above, but
   // it must not carry the verdict (docs/statistics.md). classify(decided_geomean_ci), no drift
-  // term; ambiguous when no shape is decided.
+  // term; ambiguous when no shape is decided, or when it claims a change (faster, slower) that
+  // classify(geomean_ci) over every compared shape does not.
   std::optional<Verdict> geomean_verdict;
   int decided_shapes = 0;
   std::optional<double> decided_geomean;  // geomean over the decided shapes; absent with none

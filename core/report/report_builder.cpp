@@ -209,6 +209,16 @@ ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
   return row;
 }
 
+// The decided shapes' verdict, unless it claims a change that the interval over every compared
+// shape does not: then ambiguous. An undecided shape can thus neither carry the headline nor be
+// outvoted by a few decided ones (an idle CPU A/A of nine shapes, eight undecided and one falsely
+// faster, read "faster" on the one).
+Verdict headline_verdict(const Interval& decided_ci, const Interval& all_ci, double band) {
+  const Verdict v = classify(decided_ci, std::nullopt, band);
+  const bool change = v == Verdict::faster || v == Verdict::slower;
+  return change && classify(all_ci, std::nullopt, band) != v ? Verdict::ambiguous : v;
+}
+
 Summary summarize(const std::vector<ShapeRow>& rows,
                   const std::vector<const RatioEstimate*>& estimates, const StatsOptions& opt) {
   Summary s;
@@ -247,7 +257,7 @@ Summary summarize(const std::vector<ShapeRow>& rows,
     const AggregateEstimate d = decided.size() == estimates.size() ? a : aggregate(decided, opt);
     s.decided_geomean = d.geomean;
     s.decided_geomean_ci = d.geomean_ci;
-    s.geomean_verdict = classify(d.geomean_ci, std::nullopt, opt.noise_band);
+    s.geomean_verdict = headline_verdict(d.geomean_ci, a.geomean_ci, opt.noise_band);
   }
   s.baseline_total_ns = a.baseline_total_ns;
   s.candidate_total_ns = a.candidate_total_ns;

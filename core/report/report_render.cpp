@@ -169,12 +169,18 @@ std::string timing_line(const Report& r) {
   return out;
 }
 
-std::string verdict_basis(const Summary& s, double confidence) {
+std::string verdict_basis(const Summary& s, const StatsOptions& opt) {
   if (s.decided_shapes == s.shapes_compared) return "";
   if (!s.decided_geomean) return "; no shape is decided, so neither is the geomean";
+  const Verdict decided = classify(*s.decided_geomean_ci, std::nullopt, opt.noise_band);
+  const bool vetoed = (decided == Verdict::faster || decided == Verdict::slower) &&
+                      s.geomean_verdict != decided;
   return "; its verdict rests on the " + std::to_string(s.decided_shapes) + " decided shape" +
          (s.decided_shapes == 1 ? "" : "s") + ": " + ratio(*s.decided_geomean) + " " +
-         confidence_label(confidence) + " " + interval(*s.decided_geomean_ci);
+         confidence_label(opt.confidence) + " " + interval(*s.decided_geomean_ci) +
+         (vetoed ? " " + to_string(decided) + ", which the interval over every shape does not "
+                                               "confirm"
+                 : "");
 }
 
 std::vector<std::string> timing_geomeans(const Report& r) {
@@ -186,7 +192,7 @@ std::vector<std::string> timing_geomeans(const Report& r) {
       line += "geomean " + ratio(*s.geomean) + " (" + confidence_label(r.stats.confidence) + " " +
               interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +
               std::to_string(s.shapes_compared) + " of " + std::to_string(s.shapes_total) +
-              " shapes" + verdict_basis(s, r.stats.confidence) + "; summed-time ratio " +
+              " shapes" + verdict_basis(s, r.stats) + "; summed-time ratio " +
               ratio(*s.summed_time_ratio);
     else
       line += "no shape could be compared (every shape of this timing has a failed arm)";

@@ -67,9 +67,10 @@ std::vector<std::string> arm_columns(const Report& r);
 const ArmStats* find_arm(const ShapeRow& row, const std::string& arm);
 std::string verdict_counts(const Summary& s);  // "10 faster, 4 same, ..."
 // What the geomean's verdict rests on, when not every compared shape: "; its verdict rests on the
-// 3 decided shapes: 1.29x [1.25, 1.33]", or "; no shape is decided, nor is it". Empty when every
-// compared shape is decided.
-std::string verdict_basis(const Summary& s, double confidence);
+// 3 decided shapes: 1.29x [1.25, 1.33]" (", which the interval over every shape does not confirm"
+// when that vetoed its change), or "; no shape is decided, so neither is the geomean". Empty when
+// every compared shape is decided.
+std::string verdict_basis(const Summary& s, const StatsOptions& opt);
 // What the rows timed, one line: "timing: kernel (...)", or with several timings "timings:
 // kernel, graph (...)" (model/timing.hpp).
 std::string timing_line(const Report& r);

@@ -68,6 +68,17 @@ inline Plan make_plan(int shapes, const std::string& schedule = "aba") {
   return p;
 }
 
+// A valid arm as a report row holds it, for tests that build rows by hand.
+inline ArmStats ok_arm(const char* name, const char* variant, double median_ns = 0, int round = 0) {
+  ArmStats a;
+  a.arm = name;
+  a.variant = variant;
+  a.round = round;
+  a.ok = true;
+  a.median_ns = median_ns;
+  return a;
+}
+
 // A valid result with `n` lognormal samples around `median_ns`.
 inline ArmResult make_result(const Plan& p, const Task& t, double median_ns, std::uint64_t seed,
                              std::size_t n = 40) {

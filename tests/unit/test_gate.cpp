@@ -3,27 +3,19 @@
 #include <doctest/doctest.h>
 
 #include "report/gate.hpp"
+#include "report_fixtures.hpp"
 
 using namespace abh;
 
 namespace {
-
-ArmStats arm(const char* name, const char* variant, double median_ns) {
-  ArmStats a;
-  a.arm = name;
-  a.variant = variant;
-  a.ok = true;
-  a.median_ns = median_ns;
-  return a;
-}
 
 // An A1, B1, B2, A2 row (both B arms at `b`) with the given medians, verdict and interval.
 ShapeRow row(const char* id, Verdict v, double a1, double b, double a2, Interval ci) {
   ShapeRow r;
   r.shape = id;
   r.verdict = v;
-  r.arms = {arm("A1", "baseline", a1), arm("B1", "candidate", b), arm("B2", "candidate", b),
-            arm("A2", "baseline", a2)};
+  r.arms = {test::ok_arm("A1", "baseline", a1), test::ok_arm("B1", "candidate", b),
+            test::ok_arm("B2", "candidate", b), test::ok_arm("A2", "baseline", a2)};
   r.speedup = (a1 + a2) / 2 / b;
   r.ci = ci;
   r.drift = a2 / a1;

@@ -231,7 +231,7 @@ TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
   CHECK(*s.decided_geomean ==
         doctest::Approx(std::sqrt(*r.shapes[0].speedup * *r.shapes[1].speedup)).epsilon(1e-12));
   CHECK(*s.geomean_verdict == Verdict::faster);
-  CHECK(fmt::verdict_basis(s, opt.confidence).find("rests on the 2 decided shapes") !=
+  CHECK(fmt::verdict_basis(s, opt).find("rests on the 2 decided shapes") !=
         std::string::npos);
 
   // No shape decided: neither is the headline, whatever the geomean of the undecided ones.
@@ -241,6 +241,18 @@ TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
   CHECK(!r.summary.decided_geomean);
   CHECK(r.summary.geomean);
   CHECK(*r.summary.geomean_verdict == Verdict::ambiguous);
-  CHECK(fmt::verdict_basis(r.summary, opt.confidence).find("no shape is decided") !=
+  CHECK(fmt::verdict_basis(r.summary, opt).find("no shape is decided") !=
         std::string::npos);
+
+  // One shape decided faster by 1 %, two undecided across the band's lower edge (their
+  // candidates about 0.4 % slower, give or take the samples' noise): the decided shape alone says
+  // faster, the interval over all three does not, and the headline claims nothing.
+  r = build_report(p, outcomes_at(p, {9900, 10055, 10032}), opt, "d");
+  REQUIRE(r.shapes[0].verdict == Verdict::faster);
+  CHECK(r.shapes[1].verdict == Verdict::ambiguous);
+  CHECK(r.shapes[2].verdict == Verdict::ambiguous);
+  CHECK(r.summary.decided_shapes == 1);
+  CHECK(*r.summary.geomean_verdict == Verdict::ambiguous);
+  CHECK(fmt::verdict_basis(r.summary, opt).find("faster, which the interval over every shape "
+                                                "does not confirm") != std::string::npos);
 }

@@ -117,19 +117,6 @@ TEST_CASE("report notes: derived again from report.json, and worded alike in eve
   CHECK(md.find("\nClock: the candidate's arms ran at a") != std::string::npos);
 }
 
-namespace {
-
-ArmStats arm_of(const char* name, const char* variant, int round) {
-  ArmStats a;
-  a.arm = name;
-  a.variant = variant;
-  a.round = round;
-  a.ok = true;
-  return a;
-}
-
-}  // namespace
-
 TEST_CASE("report notes: drift-judged shapes, one-arm verdicts and the extra blocks that ran") {
   Report r;
   r.provenance.schedule.rounds = 1;
@@ -141,10 +128,9 @@ TEST_CASE("report notes: drift-judged shapes, one-arm verdicts and the extra blo
   lost.drift_ci = Interval{0.99, 1.04};
   ShapeRow one = row_of("one", Verdict::slower), two = row_of("two", Verdict::slower);
   for (ShapeRow* row : {&kept, &lost, &one, &two})
-    row->arms = {arm_of("A1", "baseline", 0), arm_of("B", "candidate", 0),
-                 arm_of("A2", "baseline", 0)};
+    row->arms = {ok_arm("A1", "baseline"), ok_arm("B", "candidate"), ok_arm("A2", "baseline")};
   for (const char* name : {"A3", "B'", "A4"})
-    two.arms.push_back(arm_of(name, name[0] == 'B' ? "candidate" : "baseline", 1));
+    two.arms.push_back(ok_arm(name, name[0] == 'B' ? "candidate" : "baseline", 0, 1));
   // kept is faster on one candidate arm as well: unconfirmed, like one.
   r.shapes = {kept, lost, one, two};
   const auto notes = report_notes(r);
