@@ -164,7 +164,7 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
   c.add_option("--start-ahead", p.start_ahead,
                "workers a lane starts while the arms before them measure; each creates its CUDA "
                "context once the arm before it has ended (docs/method.md). 0: one after another; "
-               "auto: 1 for GPU plugins, 4 for GPU plugins in Python, 0 for CPU plugins")
+               "auto: 1 for GPU plugins, 8 for GPU plugins in Python, 0 for CPU plugins")
       ->capture_default_str();
 }
 

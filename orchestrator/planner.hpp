@@ -98,8 +98,9 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
 
 // How many workers a lane starts ahead for --start-ahead `value`: a number from 0 to 16, or auto:
 // none for CPU plugins (their arms time the host that a waiting worker would share), one for a
-// GPU plugin in C++ (its start-up, 0.1 s, is far shorter than an arm), four for a GPU plugin in
-// Python (importing torch, 3-5 s, takes several arms' time). UsageError naming the flag otherwise.
+// GPU plugin in C++ (its start-up, 0.1 s, is far shorter than an arm), eight for a GPU plugin in
+// Python (importing torch, 3.7 s, takes several arms' time: an arm after its turn takes about
+// 0.5 s). UsageError naming the flag otherwise.
 int resolve_start_ahead(const std::string& value, bool cuda, bool python);
 
 // Reads --until-decided into the request's schedule: a number from 0 (until_decided), or auto

@@ -123,7 +123,8 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
 // A2: drift -51 %), and each variant loads its own plugin, which the first arm to load it met cold
 // (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower in 7 of 10
 // runs, speedup median 0.985; docs/measurements.md). Python plugins get theirs too: without it
-// the first arm of NumPy shapes ran 7-25 % slower than their last on a 2-core machine.
+// A1 of NumPy shapes ran 7-25 % slower than A2 on a 2-core machine; with it A1 was the slower in
+// 10 of 24 idle A/A shapes (docs/measurements.md).
 std::vector<Step> lane_steps(const Lane& lane) {
   std::vector<Step> steps;
   std::set<std::string> warmed;
