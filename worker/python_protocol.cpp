@@ -96,9 +96,8 @@ void write_worker_protocol(std::ostream& o) {
     << "\nRUN = " << py(wp::kRun) << "\nINTERPRETER = " << py(wp::kInterpreter)
     << "\nRUN_DIR_FLAG = " << py(wp::kRunDirFlag) << "\nSHAPE_FLAG = " << py(wp::kShapeFlag)
     << "\nARM_FLAG = " << py(wp::kArmFlag) << "\nAHEAD_FLAG = " << py(wp::kAheadFlag)
-    << "\nWARMUP_FLAG = " << py(wp::kWarmupFlag)
-    << "\nPARENT_PID_ENV = " << py(wp::kParentPidEnv) << "\nARM_CPUS_ENV = " << py(wp::kArmCpusEnv)
-    << "\nPYTHON_FLAGS = (";
+    << "\nWARMUP_FLAG = " << py(wp::kWarmupFlag) << "\nPARENT_PID_ENV = " << py(wp::kParentPidEnv)
+    << "\nARM_CPUS_ENV = " << py(wp::kArmCpusEnv) << "\nPYTHON_FLAGS = (";
   for (const char* flag : wp::kPythonFlags) o << py(flag) << ", ";
   o << ")\nWORKER_EXECUTABLE = " << py(wp::kWorkerExecutable)
     << "\nWORKER_ENGINE = " << py(wp::kWorkerEngine)

@@ -16,8 +16,8 @@ struct GateShape {
 };
 
 struct GateResult {
-  // Verdict slower on at least two candidate arms, or every candidate arm slower than every baseline arm by more than the band
-  // and the baseline's own spread (however large the drift).
+  // Verdict slower on at least two candidate arms, or every candidate arm slower than every
+  // baseline arm by more than the band and the baseline's own spread (however large the drift).
   std::vector<GateShape> regressions;
   // Unstable or ambiguous and not separated from the baseline either way: the direction is not
   // known, so a regression is not ruled out. Also slower on a single candidate arm (unconfirmed).

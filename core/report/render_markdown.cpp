@@ -89,11 +89,11 @@ std::string summary(const Report& r) {
            std::to_string(s.regressed) + "** over every timing\n";
     out += "- Verdicts: " + fmt::verdict_counts(s) + "\n";
   } else if (s.geomean) {
-    out +=
-        "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" + ci + " " +
-        fmt::interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +
-        std::to_string(s.shapes_compared) + " of " + std::to_string(s.shapes_total) + " shapes" +
-        markdown::esc(fmt::verdict_basis(s, r.stats)) + ". Speedup = baseline time / candidate time; above 1 the candidate is faster.\n\n";
+    out += "**Geomean speedup " + fmt::ratio(*s.geomean) + "** (" + ci + " " +
+           fmt::interval(*s.geomean_ci) + ", " + to_string(*s.geomean_verdict) + ") over " +
+           std::to_string(s.shapes_compared) + " of " + std::to_string(s.shapes_total) + " shapes" +
+           markdown::esc(fmt::verdict_basis(s, r.stats)) +
+           ". Speedup = baseline time / candidate time; above 1 the candidate is faster.\n\n";
     out += "- Improved: **" + std::to_string(s.improved) + "**, regressed: **" +
            std::to_string(s.regressed) + "** (whole interval beyond the \u00b1" +
            fmt::percent(r.stats.noise_band, 1) + " noise band)\n";

@@ -106,7 +106,8 @@ std::string headline(const Report& r) {
            fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*s.geomean_ci) + ", " +
            to_string(*s.geomean_verdict) + ") over " + std::to_string(s.shapes_compared) + " of " +
            std::to_string(s.shapes_total) + " shapes" +
-           markdown::esc(fmt::verdict_basis(s, r.stats)) + "; speedup = baseline time / candidate time (> 1: candidate faster).\n\n";
+           markdown::esc(fmt::verdict_basis(s, r.stats)) +
+           "; speedup = baseline time / candidate time (> 1: candidate faster).\n\n";
   else
     out += "**No shape could be compared**: every shape has a failed arm.\n\n";
   out += "Regressed **" + std::to_string(s.regressed) + "**, improved **" +

@@ -99,8 +99,7 @@ std::string summary(const Report& r, const RenderOptions& opt) {
     out += "geomean speedup    " + fmt::ratio(*s.geomean) + "  " +
            fmt::confidence_label(r.stats.confidence) + " " + fmt::interval(*s.geomean_ci) + "  " +
            verdict + "  (over " + std::to_string(s.shapes_compared) + " of " +
-           std::to_string(s.shapes_total) + " shapes" +
-           fmt::verdict_basis(s, r.stats) + ")\n";
+           std::to_string(s.shapes_total) + " shapes" + fmt::verdict_basis(s, r.stats) + ")\n";
     out += "range              " + fmt::ratio(s.min_speedup->speedup) + " (" +
            s.min_speedup->shape + ") .. " + fmt::ratio(s.max_speedup->speedup) + " (" +
            s.max_speedup->shape + ")\n";

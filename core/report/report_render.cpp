@@ -173,14 +173,14 @@ std::string verdict_basis(const Summary& s, const StatsOptions& opt) {
   if (s.decided_shapes == s.shapes_compared) return "";
   if (!s.decided_geomean) return "; no shape is decided, so neither is the geomean";
   const Verdict decided = classify(*s.decided_geomean_ci, std::nullopt, opt.noise_band);
-  const bool vetoed = (decided == Verdict::faster || decided == Verdict::slower) &&
-                      s.geomean_verdict != decided;
+  const bool vetoed =
+      (decided == Verdict::faster || decided == Verdict::slower) && s.geomean_verdict != decided;
   return "; its verdict rests on the " + std::to_string(s.decided_shapes) + " decided shape" +
          (s.decided_shapes == 1 ? "" : "s") + ": " + ratio(*s.decided_geomean) + " " +
          confidence_label(opt.confidence) + " " + interval(*s.decided_geomean_ci) +
-         (vetoed ? " " + to_string(decided) + ", which the interval over every shape does not "
-                                               "confirm"
-                 : "");
+         (vetoed
+              ? " " + to_string(decided) + ", which the interval over every shape does not confirm"
+              : "");
 }
 
 std::vector<std::string> timing_geomeans(const Report& r) {
@@ -293,8 +293,8 @@ std::string note_text(const ReportNote& n) {
              (d.shapes > 1 ? ", ..." : "") +
              ") drifted beyond the band within their one block and were judged on the interval "
              "widened to the baseline's fastest and slowest arm; " +
-             std::to_string(d.decided) + " of them kept a verdict, the rest are unstable "
-             "(docs/statistics.md#verdict)";
+             std::to_string(d.decided) +
+             " of them kept a verdict, the rest are unstable (docs/statistics.md#verdict)";
     }
     std::string operator()(const note::ExtraBlocks& e) const {
       return std::to_string(e.blocks) + " extra block(s) ran on " + std::to_string(e.shapes) +

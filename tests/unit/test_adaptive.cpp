@@ -73,8 +73,8 @@ TEST_CASE("adaptive: with confirmation, a verdict on one candidate arm gets anot
   p.schedule.confirm = true;
   AdaptiveBlocks b = adaptive_blocks(p, outcomes_through(p, 0));
   // Shape 0 is faster on its one B arm: confirmed by block 1; shape 1 is undecided: block 1.
-  CHECK(b.required == std::set<std::pair<std::string, int>>{{p.shapes[0].id, 1},
-                                                           {p.shapes[1].id, 1}});
+  CHECK(b.required ==
+        std::set<std::pair<std::string, int>>{{p.shapes[0].id, 1}, {p.shapes[1].id, 1}});
   REQUIRE(b.reasons.size() == 2);
   CHECK(b.reasons[0] ==
         p.shapes[0].id + " block 1: confirmation of faster on one candidate arm after blocks 0..0");

@@ -120,8 +120,8 @@ TEST_CASE("preflight: --until-decided auto plans what keeps the plan small, and 
   CHECK(r.req.schedule.until_decided_auto);
   // Two shapes: room for every block auto could ask for.
   CHECK(resolve_request(r.req).auto_blocks_cap == 3);
-  CHECK(auto_until_decided(false, true, 3) == 3);  // a CPU plugin
-  CHECK(auto_until_decided(true, true, 3) == 1);   // a GPU plugin
+  CHECK(auto_until_decided(false, true, 3) == 3);   // a CPU plugin
+  CHECK(auto_until_decided(true, true, 3) == 1);    // a GPU plugin
   CHECK(auto_until_decided(false, false, 3) == 0);  // a launcher that cannot run them
   CHECK(auto_until_decided(false, true, 2) == 2);
   // 30,000 shapes take about 21 MB of plan in their one planned block: auto adds none (the plan
@@ -133,9 +133,9 @@ TEST_CASE("preflight: --until-decided auto plans what keeps the plan small, and 
   // Numbers and auto only.
   for (const char* bad : {"", "-1", "two", "1e3", "9999999"}) {
     r.req.until_decided = bad;
-    CHECK(usage_error_of([&] { set_until_decided(r.req); })
-              .rfind("--until-decided " + std::string(bad) + ": give the most extra blocks", 0) ==
-          0);
+    CHECK(usage_error_of([&] {
+            set_until_decided(r.req);
+          }).rfind("--until-decided " + std::string(bad) + ": give the most extra blocks", 0) == 0);
   }
   r.req.until_decided = "2";
   set_until_decided(r.req);

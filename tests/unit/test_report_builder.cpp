@@ -207,8 +207,8 @@ std::vector<ArmOutcome> outcomes_at(const Plan& p, const std::vector<double>& ca
   for (const Task& t : p.tasks) {
     std::size_t i = 0;
     while (p.shapes[i].id != t.shape) ++i;
-    out.push_back({t, make_result(p, t, t.variant == "baseline" ? 10000 : candidate_ns[i], ++seed),
-                   ""});
+    out.push_back(
+        {t, make_result(p, t, t.variant == "baseline" ? 10000 : candidate_ns[i], ++seed), ""});
   }
   return out;
 }
@@ -231,8 +231,7 @@ TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
   CHECK(*s.decided_geomean ==
         doctest::Approx(std::sqrt(*r.shapes[0].speedup * *r.shapes[1].speedup)).epsilon(1e-12));
   CHECK(*s.geomean_verdict == Verdict::faster);
-  CHECK(fmt::verdict_basis(s, opt).find("rests on the 2 decided shapes") !=
-        std::string::npos);
+  CHECK(fmt::verdict_basis(s, opt).find("rests on the 2 decided shapes") != std::string::npos);
 
   // No shape decided: neither is the headline, whatever the geomean of the undecided ones.
   Plan one = make_plan(1);
@@ -241,8 +240,7 @@ TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
   CHECK(!r.summary.decided_geomean);
   CHECK(r.summary.geomean);
   CHECK(*r.summary.geomean_verdict == Verdict::ambiguous);
-  CHECK(fmt::verdict_basis(r.summary, opt).find("no shape is decided") !=
-        std::string::npos);
+  CHECK(fmt::verdict_basis(r.summary, opt).find("no shape is decided") != std::string::npos);
 
   // One shape decided faster by 1 %, two undecided across the band's lower edge (their
   // candidates about 0.4 % slower, give or take the samples' noise): the decided shape alone says
@@ -253,6 +251,7 @@ TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
   CHECK(r.shapes[2].verdict == Verdict::ambiguous);
   CHECK(r.summary.decided_shapes == 1);
   CHECK(*r.summary.geomean_verdict == Verdict::ambiguous);
-  CHECK(fmt::verdict_basis(r.summary, opt).find("faster, which the interval over every shape "
-                                                "does not confirm") != std::string::npos);
+  CHECK(fmt::verdict_basis(r.summary, opt)
+            .find("faster, which the interval over every shape "
+                  "does not confirm") != std::string::npos);
 }

@@ -213,7 +213,7 @@ TEST_CASE("statistics: classify follows the band and the drift") {
   CHECK(classify({0.95, 0.97}, 0.98, band) == Verdict::slower);
   CHECK(classify({0.995, 1.005}, 0.98, band) == Verdict::same);
   CHECK(classify({1.005, 1.03}, 1.02, band) == Verdict::unstable);
-  CHECK(classify({1.005, 1.03}, 1.005, band) == Verdict::ambiguous);  // drift within the band
+  CHECK(classify({1.005, 1.03}, 1.005, band) == Verdict::ambiguous);     // drift within the band
   CHECK(classify({1.02, 1.04}, std::nullopt, band) == Verdict::faster);  // no drift available
   CHECK(classify({1.002, 1.004}, 1.0, 0.0) == Verdict::faster);          // band 0
   for (Verdict v : all_verdicts()) CHECK(verdict_from_string(to_string(v)) == v);

@@ -38,7 +38,8 @@ TEST_CASE(
                                "/runs/r1", "m128", "B") ==
         Args{"/venv/bin/python3", "-I", "-B", "/abh/bin/python/abharness_front_end.py", "run",
              "--run-dir", "/runs/r1", "--shape", "m128", "--arm", "B"});
-  CHECK(wp::python_run_command("python3", "/abh/l.py", "/r", "s", "A1", false, true).back() == "--ahead");
+  CHECK(wp::python_run_command("python3", "/abh/l.py", "/r", "s", "A1", false, true).back() ==
+        "--ahead");
   CHECK(wp::python_run_command("python3", "/abh/l.py", "/r", "s", "A1", true).back() == "--warmup");
   CHECK(wp::python_interpreter_command("python3", "/abh/l.py") ==
         Args{"python3", "-I", "-B", "/abh/l.py", "interpreter"});
