@@ -374,9 +374,17 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.schedule = req.schedule;
   plan.schedule.gpus = launcher.lanes(plan.launcher, cuda, gpus.size());
   plan.schedule.start_ahead = resolve_start_ahead(req.start_ahead, cuda, plan.python.has_value());
-  if (plan.schedule.until_decided_auto)
+  if (plan.schedule.until_decided_auto) {
+    const int wanted = auto_until_decided(cuda, launcher.runs_until_decided(), 3);
     plan.schedule.until_decided =
         auto_until_decided(cuda, launcher.runs_until_decided(), resolved.auto_blocks_cap);
+    // Said, not silent: a grid too large for auto's blocks gets fewer than the plugin's default.
+    if (plan.schedule.until_decided < wanted)
+      std::cerr << "--until-decided auto: " << plan.schedule.until_decided
+                << " extra block(s) per shape instead of " << wanted
+                << ": more would make plan.json larger than " << (kAutoPlanBytes >> 20)
+                << " MiB with this grid (give a number to choose)\n";
+  }
   // Every plan made now confirms one-arm verdicts when it has conditional blocks to do it with.
   plan.schedule.confirm = true;
   plan.tasks = make_schedule(plan.shapes, plan.schedule);
