@@ -25,7 +25,7 @@ class SteadyTimer final : public Timer {
   }
 };
 
-const bool registered =
+const bool steady_timer_registered =
     register_timer("steady", [](const TimerContext&) { return std::make_unique<SteadyTimer>(); });
 
 }  // namespace

@@ -73,7 +73,7 @@ namespace {
 using markdown::code;
 using markdown::esc;
 
-std::string opt_number(const std::optional<double>& v, int decimals) {
+std::string optional_cell(const std::optional<double>& v, int decimals) {
   return v ? fmt::fixed(*v, decimals) : "-";
 }
 
@@ -200,7 +200,7 @@ std::string arm_details(const Report& r) {
         out += fmt::duration(a.median_ns) + " | " + fmt::duration(a.raw_median_ns) + " | " +
                fmt::duration(a.min_ns) + " | " + fmt::percent(a.noise, 2) + " | " +
                std::to_string(a.samples) + " | " + esc(fmt::arm_clock(a)) + " | " +
-               opt_number(a.tflops, 1) + " | " + opt_number(a.gbps, 1) + " | " +
+               optional_cell(a.tflops, 1) + " | " + optional_cell(a.gbps, 1) + " | " +
                (!sol             ? ""
                 : a.sol_fraction ? fmt::percent(*a.sol_fraction, 1) + " | "
                                  : "- | ") +

@@ -186,7 +186,7 @@ std::string without_machine_dirs(const std::string& arg) {
   return arg.substr(0, start) + "\u2026/" + last;
 }
 
-std::string provenance(const Report& r) {
+std::string clipped_provenance(const Report& r) {
   const Provenance& p = r.provenance;
   std::string out = "<details><summary>Provenance</summary>\n\n";
   out += "- Run " + code(clip(p.run_id, 100)) + ", created " + esc(clip(p.created_at, 40)) +
@@ -225,7 +225,7 @@ std::string provenance(const Report& r) {
 }  // namespace
 
 std::string render_pr(const Report& r, const RenderOptions&) {
-  const std::string head = headline(r), tail = provenance(r);
+  const std::string head = headline(r), tail = clipped_provenance(r);
   const std::size_t fixed = head.size() + tail.size();
   std::string out =
       head + full_table(r, fixed < kPrCommentLimit ? kPrCommentLimit - fixed : 0) + tail;

@@ -27,8 +27,8 @@ using abh::test::slurp;
 using abh::test::write;
 
 // Each test case gets a directory of its own under /tmp.
-struct TempDir : abh::test::TempDir {
-  TempDir() : abh::test::TempDir("abh-build") {}
+struct BuildTempDir : abh::test::TempDir {
+  BuildTempDir() : abh::test::TempDir("abh-build") {}
 };
 
 abh::SourceIdentity identity(const std::string& seed) {
@@ -65,7 +65,7 @@ BuildRecipe counting_recipe(const fs::path& counter) {
 }  // namespace
 
 TEST_CASE("build: a compiled plugin is cached and reused") {
-  TempDir tmp;
+  BuildTempDir tmp;
   const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache";
   write(src / "k.cpp", "extern \"C\" int abh_test_answer() { return 42; }\n");
   BuildRecipe r;
@@ -101,7 +101,7 @@ TEST_CASE("build: a compiled plugin is cached and reused") {
 }
 
 TEST_CASE("build: the cache key follows source, recipe and damage") {
-  TempDir tmp;
+  BuildTempDir tmp;
   const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache",
                  counter = tmp.path() / "counter.txt";
   write(src / "data.txt", "plugin bytes\n");
@@ -152,7 +152,7 @@ TEST_CASE("build: the cache key follows source, recipe and damage") {
 }
 
 TEST_CASE("build: concurrent builders of one key leave one valid entry") {
-  TempDir tmp;
+  BuildTempDir tmp;
   // Two runs materialize the same revision into sources of their own and race to publish one
   // cache entry (sharing one source directory would race in the recipe, not in the cache).
   const fs::path src = tmp.path() / "src", src2 = tmp.path() / "src2", cache = tmp.path() / "cache",
@@ -184,7 +184,7 @@ TEST_CASE("build: concurrent builders of one key leave one valid entry") {
 }
 
 TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
-  TempDir tmp;
+  BuildTempDir tmp;
   const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache";
   fs::create_directories(src);
   BuildRecipe r;
@@ -232,7 +232,7 @@ TEST_CASE("build: a failing recipe reports its exit and the log's tail") {
 
 TEST_CASE(
     "build: the toolchain names the compiler a shell recipe reaches and the variables it reads") {
-  TempDir tmp;
+  BuildTempDir tmp;
   const fs::path src = tmp.path() / "src", cache = tmp.path() / "cache",
                  counter = tmp.path() / "counter.txt";
   write(src / "data.txt", "plugin bytes\n");

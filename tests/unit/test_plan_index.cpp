@@ -36,7 +36,7 @@ std::vector<const Task*> scanned_tasks_of(const Plan& p, const std::string& shap
   return out;
 }
 
-std::string error_from(const json& j) {
+std::string plan_error(const json& j) {
   return test::error_of([&] { plan_from_json(j, "plan.json"); });
 }
 
@@ -104,24 +104,24 @@ TEST_CASE("plan index: plan_from_json refuses a duplicate task and an unknown sh
   json j = to_json(test::fixture_plan(2));
   SUBCASE("a task planned twice names both places") {
     j["tasks"][5]["arm"] = "A1";
-    CHECK(error_from(j) == "plan.json.tasks[5]: arm m64/A1 is planned twice (also tasks[3])");
+    CHECK(plan_error(j) == "plan.json.tasks[5]: arm m64/A1 is planned twice (also tasks[3])");
   }
   SUBCASE("the earliest of several repeats is the one named") {
     j["tasks"][2]["arm"] = "A1";
     j["tasks"][4]["arm"] = "A1";
     j["tasks"][5]["arm"] = "A1";
-    CHECK(error_from(j) == "plan.json.tasks[2]: arm m32/A1 is planned twice (also tasks[0])");
+    CHECK(plan_error(j) == "plan.json.tasks[2]: arm m32/A1 is planned twice (also tasks[0])");
   }
   SUBCASE("a task of a shape the plan does not have") {
     j["tasks"][4]["shape"] = "m640";
-    CHECK(error_from(j) == "plan run-1 has no shape 'm640'");
+    CHECK(plan_error(j) == "plan run-1 has no shape 'm640'");
   }
   SUBCASE("a large plan with one repeat at its end") {
     Plan p = many_shapes(2000);
     p.tasks.back().arm = p.tasks[p.tasks.size() - 2].arm;
     const std::string last = std::to_string(p.tasks.size() - 1);
     const std::string before = std::to_string(p.tasks.size() - 2);
-    CHECK(error_from(to_json(p)) == "plan.json.tasks[" + last + "]: arm s1999/" +
+    CHECK(plan_error(to_json(p)) == "plan.json.tasks[" + last + "]: arm s1999/" +
                                         p.tasks.back().arm + " is planned twice (also tasks[" +
                                         before + "])");
   }

@@ -32,8 +32,8 @@ using abh::test::slurp;
 using abh::test::write;
 
 // Each test case gets a directory of its own under /tmp.
-struct TempDir : abh::test::TempDir {
-  TempDir() : abh::test::TempDir("abh-proc") {}
+struct ProcessTempDir : abh::test::TempDir {
+  ProcessTempDir() : abh::test::TempDir("abh-proc") {}
 };
 
 // Runs the body with the pidfd wait and again with the polling fallback.
@@ -43,7 +43,7 @@ struct WaitMode {
   ~WaitMode() { abh::process_detail::force_polling_wait = false; }
 };
 
-SpawnSpec sh(const std::string& script, double timeout = 0) {
+SpawnSpec sh_spec(const std::string& script, double timeout = 0) {
   SpawnSpec s;
   s.argv = {"sh", "-c", script};
   s.timeout_s = timeout;
@@ -77,10 +77,10 @@ pid_t read_pid(const fs::path& p) {
 }  // namespace
 
 TEST_CASE("process: exit codes are reported") {
-  ExitStatus ok = run_process(sh("exit 0"));
+  ExitStatus ok = run_process(sh_spec("exit 0"));
   CHECK(ok.ok());
   CHECK(ok.describe() == "exit code 0");
-  ExitStatus three = run_process(sh("exit 3"));
+  ExitStatus three = run_process(sh_spec("exit 3"));
   CHECK_FALSE(three.ok());
   CHECK(three.kind == ExitStatus::Kind::exited);
   CHECK(three.code == 3);
@@ -88,11 +88,11 @@ TEST_CASE("process: exit codes are reported") {
 }
 
 TEST_CASE("process: death by signal is reported with the signal's name") {
-  ExitStatus segv = run_process(sh("kill -SEGV $$"));
+  ExitStatus segv = run_process(sh_spec("kill -SEGV $$"));
   CHECK(segv.kind == ExitStatus::Kind::signaled);
   CHECK(segv.signal == SIGSEGV);
   CHECK(segv.describe() == "killed by signal 11 (SIGSEGV)");
-  ExitStatus killed = run_process(sh("kill -KILL $$"));
+  ExitStatus killed = run_process(sh_spec("kill -KILL $$"));
   CHECK(killed.kind == ExitStatus::Kind::signaled);
   CHECK(killed.signal == SIGKILL);
   CHECK(killed.describe() == "killed by signal 9 (SIGKILL)");
@@ -105,7 +105,7 @@ TEST_CASE("process: a quick child with a long timeout returns promptly") {
     CAPTURE(polling);
     WaitMode mode(polling);
     auto t0 = std::chrono::steady_clock::now();
-    ExitStatus st = run_process(sh("exit 0", 30));
+    ExitStatus st = run_process(sh_spec("exit 0", 30));
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Bounds far from the 30 s timeout it must not wait for, and far above a loaded machine's
     // start-up (two busy loops on two cores stretched it past 1 s).
@@ -113,7 +113,7 @@ TEST_CASE("process: a quick child with a long timeout returns promptly") {
     CHECK(wall < 10);
     CHECK(st.wall_s < 10);
     // A child that runs a little while is waited for, not reported early.
-    ExitStatus slow = run_process(sh("sleep 0.2; exit 5", 30));
+    ExitStatus slow = run_process(sh_spec("sleep 0.2; exit 5", 30));
     CHECK(slow.code == 5);
     CHECK(slow.wall_s >= 0.2);
     CHECK(slow.wall_s < 10);
@@ -140,10 +140,10 @@ TEST_CASE("process: a timeout kills grandchildren too") {
   for (bool polling : {false, true}) {
     CAPTURE(polling);
     WaitMode mode(polling);
-    TempDir tmp;
+    ProcessTempDir tmp;
     const fs::path pidfile = tmp.path() / "grandchild.pid";
     ExitStatus st =
-        run_process(sh("sleep 100 & echo $! > '" + pidfile.string() + "'; sleep 100", 0.5));
+        run_process(sh_spec("sleep 100 & echo $! > '" + pidfile.string() + "'; sleep 100", 0.5));
     CHECK(st.kind == ExitStatus::Kind::timed_out);
     CHECK(st.wall_s < 20);
     pid_t grandchild = read_pid(pidfile);
@@ -152,22 +152,22 @@ TEST_CASE("process: a timeout kills grandchildren too") {
 }
 
 TEST_CASE("process: leftovers in the group are killed after a normal exit") {
-  TempDir tmp;
+  ProcessTempDir tmp;
   const fs::path pidfile = tmp.path() / "daemon.pid";
-  ExitStatus st = run_process(sh("sleep 100 & echo $! > '" + pidfile.string() + "'; exit 0", 10));
+  ExitStatus st = run_process(sh_spec("sleep 100 & echo $! > '" + pidfile.string() + "'; exit 0", 10));
   CHECK(st.ok());
   CHECK(st.wall_s < 5);  // not the 10 s timeout: the exit is seen while the daemon lives on
   CHECK(dies_within(read_pid(pidfile), 2.0));
 }
 
 TEST_CASE("process: stdout and stderr go to truncated files") {
-  TempDir tmp;
+  ProcessTempDir tmp;
   const fs::path out = tmp.path() / "out.txt", err = tmp.path() / "err.txt";
   {
     std::ofstream(out) << std::string(1000, 'x') << "\n";
     std::ofstream(err) << std::string(1000, 'y') << "\n";
   }
-  SpawnSpec s = sh("echo to-stdout; echo to-stderr >&2");
+  SpawnSpec s = sh_spec("echo to-stdout; echo to-stderr >&2");
   s.stdout_path = out;
   s.stderr_path = err;
   REQUIRE(run_process(s).ok());
@@ -175,22 +175,22 @@ TEST_CASE("process: stdout and stderr go to truncated files") {
   CHECK(slurp(err) == "to-stderr\n");
 
   // One file for both keeps both streams, in order, and is truncated too.
-  SpawnSpec both = sh("echo one; echo two >&2; echo three");
+  SpawnSpec both = sh_spec("echo one; echo two >&2; echo three");
   both.stdout_path = out;
   both.stderr_path = out;
   REQUIRE(run_process(both).ok());
   CHECK(slurp(out) == "one\ntwo\nthree\n");
 
   // An empty path is /dev/null: nothing is written anywhere we can see, and the child runs.
-  SpawnSpec quiet = sh("echo nowhere; echo nowhere >&2");
+  SpawnSpec quiet = sh_spec("echo nowhere; echo nowhere >&2");
   CHECK(run_process(quiet).ok());
 }
 
 TEST_CASE("process: environment is inherited and overlaid") {
-  TempDir tmp;
+  ProcessTempDir tmp;
   REQUIRE(::setenv("ABH_TEST_INHERITED", "from-parent", 1) == 0);
   REQUIRE(::setenv("ABH_TEST_REPLACED", "old", 1) == 0);
-  SpawnSpec s = sh("echo \"$ABH_TEST_INHERITED $ABH_TEST_REPLACED $ABH_TEST_NEW\"");
+  SpawnSpec s = sh_spec("echo \"$ABH_TEST_INHERITED $ABH_TEST_REPLACED $ABH_TEST_NEW\"");
   s.env = {{"ABH_TEST_REPLACED", "new"}, {"ABH_TEST_NEW", "added value"}};
   s.stdout_path = tmp.path() / "env.txt";
   REQUIRE(run_process(s).ok());
@@ -200,7 +200,7 @@ TEST_CASE("process: environment is inherited and overlaid") {
 }
 
 TEST_CASE("process: working directory, stdin and descriptor hygiene") {
-  TempDir tmp;
+  ProcessTempDir tmp;
   SpawnSpec pwd;
   pwd.argv = {"pwd"};
   pwd.cwd = tmp.path();
@@ -221,7 +221,7 @@ TEST_CASE("process: working directory, stdin and descriptor hygiene") {
   int fd = ::open("/dev/null", O_RDONLY);
   REQUIRE(fd > 2);
   ExitStatus leak =
-      run_process(sh("[ -e /proc/self/fd/" + std::to_string(fd) + " ] && exit 1 || exit 0"));
+      run_process(sh_spec("[ -e /proc/self/fd/" + std::to_string(fd) + " ] && exit 1 || exit 0"));
   ::close(fd);
   CHECK(leak.describe() == "exit code 0");
 
@@ -251,7 +251,7 @@ TEST_CASE("process: a program that cannot be started is an error naming it") {
   CHECK(abh::find_program("sh").filename() == "sh");
 
   // execve itself fails (bad interpreter): an error, and the forked child is reaped.
-  TempDir tmp;
+  ProcessTempDir tmp;
   {
     std::ofstream script(tmp.path() / "bad.sh");
     script << "#!/nonexistent/interpreter\n";
@@ -281,12 +281,12 @@ TEST_CASE(
   for (bool polling : {false, true}) {
     CAPTURE(polling);
     WaitMode mode(polling);
-    TempDir d;
+    ProcessTempDir d;
     // Started now, told to go later: the child waits for a line on its stdin (a socket here, as a
     // worker started ahead gets), then writes it out.
     int sv[2];
     REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-    SpawnSpec s = sh("read line; echo \"got $line\" > " + (d.path() / "got").string());
+    SpawnSpec s = sh_spec("read line; echo \"got $line\" > " + (d.path() / "got").string());
     s.stdin_fd = sv[0];
     abh::ChildProcess child(s);
     ::close(sv[0]);
@@ -305,8 +305,8 @@ TEST_CASE(
 }
 
 TEST_CASE("process: a ChildProcess past its deadline is killed with its group") {
-  TempDir d;
-  abh::ChildProcess child(sh("sleep 30 & echo $! > " + (d.path() / "bg").string() + "; sleep 30"));
+  ProcessTempDir d;
+  abh::ChildProcess child(sh_spec("sleep 30 & echo $! > " + (d.path() / "bg").string() + "; sleep 30"));
   const auto t0 = std::chrono::steady_clock::now();
   ExitStatus st = child.wait(t0 + std::chrono::milliseconds(300));
   CHECK(st.kind == ExitStatus::Kind::timed_out);
@@ -316,10 +316,10 @@ TEST_CASE("process: a ChildProcess past its deadline is killed with its group") 
 }
 
 TEST_CASE("process: a ChildProcess dropped without a wait is killed and reaped") {
-  TempDir d;
+  ProcessTempDir d;
   pid_t pid = -1;
   {
-    abh::ChildProcess child(sh("echo $$ > " + (d.path() / "pid").string() + "; exec sleep 30"));
+    abh::ChildProcess child(sh_spec("echo $$ > " + (d.path() / "pid").string() + "; exec sleep 30"));
     for (int i = 0; i < 200 && slurp(d.path() / "pid").empty(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     pid = child.pid();

@@ -31,7 +31,7 @@ json written(const ArmResult& r, const test::TempDir& tmp) {
   return read_json_file(tmp.path() / "B.json");
 }
 
-std::string error_from(const json& j) {
+std::string result_error(const json& j) {
   return test::error_of([&] { result_from_json(j, "B.json"); });
 }
 
@@ -67,26 +67,26 @@ TEST_CASE("result: samples and clock readings must be positive numbers") {
   json j = written(sample_result(), tmp);
   SUBCASE("a zero sample") {
     j["measurement"]["samples_ns"][2] = 0;
-    CHECK(error_from(j) ==
+    CHECK(result_error(j) ==
           "B.json.measurement: field 'samples_ns': every value must be a positive number");
   }
   SUBCASE("a string sample") {
     j["measurement"]["samples_ns"][0] = "100";
-    CHECK(error_from(j) ==
+    CHECK(result_error(j) ==
           "B.json.measurement: field 'samples_ns': every value must be a positive number");
   }
   SUBCASE("samples not an array") {
     j["measurement"]["samples_ns"] = 100;
-    CHECK(error_from(j) == "B.json.measurement: field 'samples_ns': expected an array of numbers");
+    CHECK(result_error(j) == "B.json.measurement: field 'samples_ns': expected an array of numbers");
   }
   SUBCASE("a negative clock") {
     j["measurement"]["clock"]["sample_mhz"][0] = -1500;
-    CHECK(error_from(j) ==
+    CHECK(result_error(j) ==
           "B.json.measurement.clock: field 'sample_mhz': every value must be a positive number");
   }
   SUBCASE("a kernel name that is not a string") {
     j["measurement"]["kernel_names"] = {1};
-    CHECK(error_from(j) ==
+    CHECK(result_error(j) ==
           "B.json.measurement: field 'kernel_names[0]': expected a string, found 1");
   }
 }
@@ -96,28 +96,28 @@ TEST_CASE("result: missing and ill-typed fields name where they are") {
   json j = written(sample_result(), tmp);
   SUBCASE("pid") {
     j["pid"] = "4242";
-    CHECK(error_from(j) == "B.json: field 'pid': expected an integer, found string \"4242\"");
+    CHECK(result_error(j) == "B.json: field 'pid': expected an integer, found string \"4242\"");
   }
   SUBCASE("invocation") {
     j["invocation"].erase("arm");
-    CHECK(error_from(j) == "B.json.invocation: missing field 'arm'");
+    CHECK(result_error(j) == "B.json.invocation: missing field 'arm'");
   }
   SUBCASE("correctness") {
     j["correctness"]["passed"] = 1;
-    CHECK(error_from(j) ==
+    CHECK(result_error(j) ==
           "B.json.correctness: field 'passed': expected true or false, found integer 1");
   }
   SUBCASE("a phase without a name, or with negative seconds") {
     j["measurement"]["phases"][1]["name"] = "";
-    CHECK(error_from(j) == "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
+    CHECK(result_error(j) == "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
     j["measurement"]["phases"][1] = {{"name", "device"}, {"seconds", -0.5}};
-    CHECK(error_from(j) == "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
+    CHECK(result_error(j) == "B.json.measurement.phases[1]: a phase needs a name and seconds >= 0");
     j["measurement"]["phases"] = "device";
-    CHECK(error_from(j) == "B.json.measurement.phases: expected an array of {name, seconds}");
+    CHECK(result_error(j) == "B.json.measurement.phases: expected an array of {name, seconds}");
   }
   SUBCASE("a source identity edited without its digest") {
     j["source"]["commit"] = std::string(40, 'd');
-    CHECK(error_from(j).rfind("B.json.source: field 'digest': does not match", 0) == 0);
+    CHECK(result_error(j).rfind("B.json.source: field 'digest': does not match", 0) == 0);
   }
 }
 
@@ -172,12 +172,12 @@ TEST_CASE("result: the stopping rule's evidence round-trips, and an unknown caus
   CHECK(*result_from_json(f, "B.json").measurement.stop == *fixed.measurement.stop);
 
   j["measurement"]["stop"]["cause"] = "boredom";
-  CHECK(error_from(j) ==
+  CHECK(result_error(j) ==
         "B.json.measurement.stop: field 'cause': 'boredom' is not one of precision, noise, "
         "converged, fixed, sample_limit, time_limit, clock_floor");
   j["measurement"]["stop"]["cause"] = "precision";
   j["measurement"]["stop"].erase("target");
-  CHECK(error_from(j) == "B.json.measurement.stop: missing field 'target'");
+  CHECK(result_error(j) == "B.json.measurement.stop: missing field 'target'");
 }
 
 TEST_CASE("result: results written before the stopping evidence was recorded still read") {

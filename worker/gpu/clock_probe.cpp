@@ -12,10 +12,10 @@
 #include "gpu/cuda_owner.hpp"
 
 namespace abh::worker::gpu {
-namespace {
 
 // Pinned host words that the GPU writes directly (mapped memory): the stamps land where the host
-// reads them once the stream is idle, with no copy.
+// reads them once the stream is idle, with no copy. Not in an anonymous namespace: ClockProbe::Impl,
+// which has external linkage, holds one (GCC warns when a unity build includes this file).
 class MappedWords {
  public:
   MappedWords(size_t n, const std::string& what)
@@ -32,8 +32,6 @@ class MappedWords {
   HostBuffer host_;
   unsigned long long* dev_ = nullptr;  // the same words as the GPU addresses them
 };
-
-}  // namespace
 
 struct ClockProbe::Impl {
   cudaStream_t stream = nullptr;

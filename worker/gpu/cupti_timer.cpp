@@ -110,7 +110,7 @@ class CuptiTimer final : public Timer {
   std::vector<std::string> names_;  // the kernels of one iteration of the last measure() call
 };
 
-const bool registered = register_timer(
+const bool cupti_timer_registered = register_timer(
     "cupti", [](const TimerContext& ctx) { return std::make_unique<CuptiTimer>(ctx); });
 
 }  // namespace

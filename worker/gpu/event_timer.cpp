@@ -54,7 +54,7 @@ class EventTimer final : public Timer {
   cudaStream_t stream_;
 };
 
-const bool registered = register_timer(
+const bool event_timer_registered = register_timer(
     "events", [](const TimerContext& ctx) { return std::make_unique<EventTimer>(ctx); });
 
 }  // namespace

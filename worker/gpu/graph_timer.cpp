@@ -227,7 +227,7 @@ class GraphTimer final : public Timer {
   std::vector<int> windows_;
 };
 
-const bool registered = register_timer(
+const bool graph_timer_registered = register_timer(
     "graph", [](const TimerContext& ctx) { return std::make_unique<GraphTimer>(ctx); });
 
 }  // namespace

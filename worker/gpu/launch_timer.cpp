@@ -52,7 +52,7 @@ class LaunchTimer final : public Timer {
   cudaStream_t stream_;
 };
 
-const bool registered = register_timer(
+const bool launch_timer_registered = register_timer(
     "launch", [](const TimerContext& ctx) { return std::make_unique<LaunchTimer>(ctx); });
 
 }  // namespace
