@@ -5,11 +5,12 @@
 # uses the CUDA example.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" build
 # Only the orchestrator and the worker: the demo runs nothing else, and the tests, the fuzzer and
-# the built-in GPU plugins were most of a full build (19 min on a 2-core machine; these two
-# targets alone, in a Release build, 9.5 min). scripts/test.sh builds the rest in the same tree.
-ABH_BUILD_TARGETS="abharness abharness-worker" "$root/scripts/build.sh"
+# the built-in GPU plugins are most of a full build. scripts/test.sh builds the rest in the same
+# tree. From a fresh clone on a 2-core machine this command took 4.3 min: apt 43 s, these two
+# programs 163 s (a unity build; 6.6 min file by file), the sweep 47 s (docs/measurements.md §34).
+ABH_BUILD_TARGETS=abharness-programs "$root/scripts/build.sh"
 build=${BUILD_DIR:-$root/build}
 work=$(mktemp -d /tmp/abharness-demo.XXXXXX)
 if nvidia-smi -L >/dev/null 2>&1 && [ -d "$root/examples/cuda-gemm" ] && [ "${ABH_DEMO:-}" != cpu ]; then
