@@ -1,6 +1,7 @@
 # examples/ci/abharness-pr.yml (measures) and abharness-pr-comment.yml (comments) cannot run
 # here (they need GitHub and a GPU runner), so what can be checked is checked:
-#   - both parse as YAML with the structure GitHub Actions expects; every abharness command they
+#   - both are valid workflows (SchemaStore's schema, as action-validator checks them) and parse
+#     as YAML with the structure GitHub Actions expects; every abharness command they
 #     run exists with every flag they pass (against `abharness <cmd> --help`); `gh` is used only
 #     through `api`;
 #   - the safety rules: the measuring workflow has a read-only token and measures only PRs from
@@ -97,6 +98,29 @@ if gh_uses != {"api"}:
 if "<!-- abharness:pr -->" not in ctext:
     sys.exit("FAIL: the comment workflow does not look for the pr rendering's marker")
 print(f"abharness commands {sorted(help_cache)}: {checked} flags exist; gh: {sorted(gh_uses)}")
+PY
+# Both workflows are valid GitHub Actions workflows: SchemaStore's workflow schema, the one
+# action-validator checks against (tests/data/README.md), offline. A workflow with a misspelt key
+# shows that the check can fail.
+python3 - "$ABH_SOURCE_DIR/tests/data/github-workflow.schema.json" "$wf" "$cwf" <<'PY'
+import json, sys
+import jsonschema, yaml
+
+validator = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
+def errors(doc):
+    if True in doc:  # PyYAML reads the key `on` as True (YAML 1.1); GitHub reads YAML 1.2
+        doc["on"] = doc.pop(True)
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:160]}" for e in validator.iter_errors(doc)]
+for path in sys.argv[2:]:
+    found = errors(yaml.safe_load(open(path)))
+    if found:
+        sys.exit(f"FAIL: {path} is not a valid workflow: " + "; ".join(found))
+broken = yaml.safe_load(open(sys.argv[2]))
+job = broken["jobs"]["measure"]
+job["stepz"] = job.pop("steps")
+if not errors(broken):
+    sys.exit("FAIL: the workflow schema accepted a job with `stepz` for `steps`")
+print(f"{len(sys.argv) - 2} workflows valid against the workflow schema")
 PY
 # The dry run. The checkout: the base branch moved on after the PR branched (a notes commit),
 # and HEAD is the merge of the PR (the blocked kernel) onto it, as refs/pull/<n>/merge is.
