@@ -154,7 +154,8 @@ TEST_CASE("process: a timeout kills grandchildren too") {
 TEST_CASE("process: leftovers in the group are killed after a normal exit") {
   ProcessTempDir tmp;
   const fs::path pidfile = tmp.path() / "daemon.pid";
-  ExitStatus st = run_process(sh_spec("sleep 100 & echo $! > '" + pidfile.string() + "'; exit 0", 10));
+  ExitStatus st =
+      run_process(sh_spec("sleep 100 & echo $! > '" + pidfile.string() + "'; exit 0", 10));
   CHECK(st.ok());
   CHECK(st.wall_s < 5);  // not the 10 s timeout: the exit is seen while the daemon lives on
   CHECK(dies_within(read_pid(pidfile), 2.0));
@@ -306,7 +307,8 @@ TEST_CASE(
 
 TEST_CASE("process: a ChildProcess past its deadline is killed with its group") {
   ProcessTempDir d;
-  abh::ChildProcess child(sh_spec("sleep 30 & echo $! > " + (d.path() / "bg").string() + "; sleep 30"));
+  abh::ChildProcess child(
+      sh_spec("sleep 30 & echo $! > " + (d.path() / "bg").string() + "; sleep 30"));
   const auto t0 = std::chrono::steady_clock::now();
   ExitStatus st = child.wait(t0 + std::chrono::milliseconds(300));
   CHECK(st.kind == ExitStatus::Kind::timed_out);
@@ -319,7 +321,8 @@ TEST_CASE("process: a ChildProcess dropped without a wait is killed and reaped")
   ProcessTempDir d;
   pid_t pid = -1;
   {
-    abh::ChildProcess child(sh_spec("echo $$ > " + (d.path() / "pid").string() + "; exec sleep 30"));
+    abh::ChildProcess child(
+        sh_spec("echo $$ > " + (d.path() / "pid").string() + "; exec sleep 30"));
     for (int i = 0; i < 200 && slurp(d.path() / "pid").empty(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     pid = child.pid();

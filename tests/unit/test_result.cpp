@@ -77,7 +77,8 @@ TEST_CASE("result: samples and clock readings must be positive numbers") {
   }
   SUBCASE("samples not an array") {
     j["measurement"]["samples_ns"] = 100;
-    CHECK(result_error(j) == "B.json.measurement: field 'samples_ns': expected an array of numbers");
+    CHECK(result_error(j) ==
+          "B.json.measurement: field 'samples_ns': expected an array of numbers");
   }
   SUBCASE("a negative clock") {
     j["measurement"]["clock"]["sample_mhz"][0] = -1500;

@@ -14,8 +14,9 @@
 namespace abh::worker::gpu {
 
 // Pinned host words that the GPU writes directly (mapped memory): the stamps land where the host
-// reads them once the stream is idle, with no copy. Not in an anonymous namespace: ClockProbe::Impl,
-// which has external linkage, holds one (GCC warns when a unity build includes this file).
+// reads them once the stream is idle, with no copy. Not in an anonymous namespace:
+// ClockProbe::Impl, which has external linkage, holds one (GCC warns when a unity build includes
+// this file).
 class MappedWords {
  public:
   MappedWords(size_t n, const std::string& what)
