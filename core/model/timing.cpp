@@ -14,7 +14,8 @@ const std::vector<std::string>& timing_names() {
 }
 
 std::string timing_meaning(const std::string& timing) {
-  if (timing == kTimingKernel) return "the GPU time of one iteration's kernels";
+  if (timing == kTimingKernel)
+    return "the time of one isolated iteration's kernels: GPU time, or host time for a CPU plugin";
   if (timing == kTimingGraph)
     return "per iteration of a replayed CUDA graph, first kernel start to last kernel end";
   if (timing == kTimingLaunch) return "host time from the launch call until the GPU is done";

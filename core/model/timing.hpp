@@ -26,7 +26,8 @@ inline constexpr const char* kTimingLaunch = "launch";
 // kernel, graph, launch.
 const std::vector<std::string>& timing_names();
 
-// What a timing answers, in a few words, for reports: "the GPU time of one iteration's kernels".
+// What a timing answers, in a few words, for reports: "host time from the launch call until the GPU
+// is done".
 std::string timing_meaning(const std::string& timing);
 
 // The timings of a `--timing` value: a comma-separated list of timing names, each at most once,
