@@ -16,4 +16,6 @@ namespace abh {
 void add_completion_command(CLI::App& app);
 // `abharness compare RUN_DIR...`: finished runs side by side (cmd_compare.cpp).
 void add_compare_command(CLI::App& app, int& exit_code);
+// `abharness export RUN --format bmf|pytest-benchmark` (cmd_export.cpp, report/export.hpp).
+void add_export_command(CLI::App& app, int& exit_code);
 }  // namespace abh
