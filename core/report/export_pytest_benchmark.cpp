@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "report/export.hpp"
+#include "system/error.hpp"
 
 namespace abh {
 namespace {
@@ -71,17 +72,28 @@ json sample_stats(std::vector<double> s) {
           {"iterations", 1}};
 }
 
-// The raw samples of one variant's valid arms of one shape, in seconds, and the timer they used.
-std::vector<double> pooled_seconds(const std::vector<ArmOutcome>& outcomes,
-                                   const std::string& shape, const std::string& variant,
-                                   std::string& timer) {
-  std::vector<double> s;
+// The raw samples of one variant's valid arms of one shape, in seconds, with the timer they used
+// and whether the arms warmed up before sampling.
+struct Pooled {
+  std::vector<double> seconds;
+  std::string timer;
+  bool warmup = false;
+};
+
+Pooled pooled_samples(const std::vector<ArmOutcome>& outcomes, const std::string& shape,
+                      const std::string& variant) {
+  Pooled p;
   for (const ArmOutcome& o : outcomes) {
     if (!o.result || o.task.shape != shape || o.task.variant != variant) continue;
-    timer = o.result->measurement.timer;
-    for (double ns : o.result->measurement.samples_ns) s.push_back(ns * 1e-9);
+    const Measurement& m = o.result->measurement;
+    p.timer = m.timer;
+    p.warmup = p.warmup || m.warmup_iterations > 0;
+    for (double ns : m.samples_ns) p.seconds.push_back(ns * 1e-9);
   }
-  return s;
+  // A compared shape has a valid result with samples for every arm; none here is a bug upstream.
+  if (p.seconds.empty())
+    throw Error("export: no samples of the " + variant + " arms of shape " + shape);
+  return p;
 }
 
 const VariantProvenance* variant_named(const Report& r, const std::string& name) {
@@ -92,8 +104,7 @@ const VariantProvenance* variant_named(const Report& r, const std::string& name)
 
 json benchmark(const Report& r, const ShapeRow& row, const std::string& variant,
                const std::vector<ArmOutcome>& outcomes) {
-  std::string timer;
-  std::vector<double> samples = pooled_seconds(outcomes, row.shape, variant, timer);
+  Pooled samples = pooled_samples(outcomes, row.shape, variant);
   const VariantProvenance* v = variant_named(r, variant);
   json extra = {
       {"variant", variant},
@@ -110,8 +121,8 @@ json benchmark(const Report& r, const ShapeRow& row, const std::string& variant,
           {"params", row.params},
           {"param", row.shape},
           {"extra_info", extra},
-          {"options", {{"timer", timer}, {"warmup", true}}},
-          {"stats", sample_stats(std::move(samples))}};
+          {"options", {{"timer", samples.timer}, {"warmup", samples.warmup}}},
+          {"stats", sample_stats(std::move(samples.seconds))}};
 }
 
 json machine_info(const Report& r) {
