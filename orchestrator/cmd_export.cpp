@@ -54,8 +54,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   auto* c = app.add_subcommand(
       "export", "write a run's results for a continuous-benchmarking tool (validates it first)");
   c->add_option("run", f->run, "run directory")->required()->check(CLI::ExistingDirectory);
-  c->add_option("--format", f->format,
-                "bmf (Bencher Metric Format) | pytest-benchmark (its --benchmark-json file)")
+  c->add_option("--format", f->format, export_formats_help())
       ->required()
       ->check(CLI::IsMember(export_formats()));
   c->add_option("-o,--out", f->out, "write to this file instead of stdout");

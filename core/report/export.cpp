@@ -1,5 +1,6 @@
 #include "report/export.hpp"
 
+#include "report/report_render.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -23,13 +24,18 @@ std::vector<std::string> export_formats() {
 std::vector<const ShapeRow*> compared_rows(const Report& r, std::vector<std::string>& notes) {
   std::vector<const ShapeRow*> rows;
   for (const ShapeRow& row : r.shapes) {
-    if (row.speedup && row.ci && row.baseline_ns && row.candidate_ns)
+    if (row.verdict != Verdict::failed)  // times, speedup and interval are all set (report.hpp)
       rows.push_back(&row);
-    else
-      notes.push_back(row.shape + ": left out, " + to_string(row.verdict) + " (" + row.failure +
-                      ")");
+    else  // the failure is a worker's text: one line, no terminal escapes, on stderr
+      notes.push_back(row.shape + ": left out, failed (" + fmt::one_line(row.failure) + ")");
   }
   return rows;
+}
+
+std::string export_formats_help() {
+  std::vector<std::string> items;
+  for (const auto& f : export_format_table()) items.push_back(f.name + " (" + f.description + ")");
+  return join(items, " | ");
 }
 
 const ExportFormat& export_format(const std::string& name) {

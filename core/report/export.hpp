@@ -31,10 +31,11 @@ struct ExportFormat {
 
 const std::vector<ExportFormat>& export_format_table();
 std::vector<std::string> export_formats();
+std::string export_formats_help();  // "bmf (...) | pytest-benchmark (...)", for --format's help
 const ExportFormat& export_format(const std::string& name);  // UsageError naming the known ones
 
-// The rows with a speedup and its interval, in report order; each other row is left out with a
-// note naming it and why ("m1_n2_k3: left out, failed (A2: exit code 3 ...)").
+// The rows that were compared (every verdict but failed), in report order; each failed row is left
+// out with a note naming it and why ("m1_n2_k3: left out, failed (A2: exit code 3 ...)").
 std::vector<const ShapeRow*> compared_rows(const Report& r, std::vector<std::string>& notes);
 
 Export export_bmf(const Report& r, const std::vector<ArmOutcome>& outcomes);
