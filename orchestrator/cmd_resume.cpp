@@ -5,6 +5,7 @@
 
 #include "adaptive_sweep.hpp"
 #include "arm_worker.hpp"
+#include "bisect/spec.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
 #include "launcher.hpp"
@@ -81,8 +82,13 @@ void add_resume_command(CLI::App& app, int& exit_code) {
   auto* c = app.add_subcommand("resume", "run only the missing or failed arms of a run");
   c->add_option("run", *dir, "run directory")->required()->check(CLI::ExistingDirectory);
   add_report_flags(*c, *flags);
-  c->footer("Example:\n  abharness resume runs/20261129-120000-abc123");
-  c->callback([dir, flags, &exit_code] { exit_code = resume_run(*dir, *flags, nullptr); });
+  c->footer(
+      "Example:\n  abharness resume runs/20261129-120000-abc123\nA bisect directory (abharness "
+      "bisect) continues its search: each probe resumes where it stopped.");
+  c->callback([dir, flags, &exit_code] {
+    exit_code = bisect::is_bisect_dir(*dir) ? resume_bisect(*dir, *flags)
+                                            : resume_run(*dir, *flags, nullptr);
+  });
 }
 
 }  // namespace abh

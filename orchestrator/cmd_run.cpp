@@ -36,35 +36,11 @@ std::vector<std::string>& argv_store() {
   return v;
 }
 
-int start_run(RunFlags f) {
-  ResolvedRequest resolved = resolve_request(f.plan);
-  const fs::path runs_root = fs::absolute(f.runs_root).lexically_normal();
-  check_run_inputs(f.plan, resolved, runs_root);
-  std::string id = f.run_id;
-  // Removed again by a failure before the plan is written, unless a failed build's log is in it.
-  NewRunDir dir(runs_root, id);
-  const fs::path& run_dir = dir.path();
-  RunLock lock(run_dir);
-  std::cerr << "run " << id << " in " << run_dir.string() << "\n";
-
-  const fs::path worker = worker_binary();
-  Plan plan;
-  try {
-    plan = make_plan(f.plan, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
-  } catch (const BuildFailed&) {
-    dir.keep();
-    throw;
-  }
-  dir.keep();
-  const Launcher& launcher = launcher_named(plan.launcher.name);
-  SweepSummary s = launcher.run(run_dir, plan, worker, {}, sweep_options(f.report));
-  if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
-  if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
-  // A failed or lost arm stops the extension: the next decision would rest on a missing arm.
-  if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
-    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(f.report));
-  return conclude(run_dir, plan, validate_run(run_dir, plan, adaptive_blocks), f.report);
+int start_run(const RunFlags& f) {
+  return run_new_sweep(f.plan, f.runs_root, f.run_id, f.report);
 }
+
+}  // namespace
 
 void add_measure_flags(CLI::App& c, MeasureSettings& s) {
   c.add_option("--timer", s.timer, "auto | cupti | events | steady")->capture_default_str();
@@ -100,6 +76,8 @@ void add_measure_flags(CLI::App& c, MeasureSettings& s) {
                "GPU: seconds to idle after a discarded sample so clocks recover")
       ->capture_default_str();
 }
+
+namespace {
 
 // Options of --launcher slurm; each lane is one job on one node and one GPU (docs/scale.md).
 void add_slurm_flags(CLI::App& c, SlurmOptions& s) {
@@ -198,6 +176,36 @@ void check_resume_dir_flags(const CLI::App& c, const RunFlags& f) {
 }
 
 }  // namespace
+
+int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std::string id,
+                  const ReportFlags& report) {
+  ResolvedRequest resolved = resolve_request(request);
+  const fs::path runs_root = fs::absolute(runs_root_in).lexically_normal();
+  check_run_inputs(request, resolved, runs_root);
+  // Removed again by a failure before the plan is written, unless a failed build's log is in it.
+  NewRunDir dir(runs_root, id);
+  const fs::path& run_dir = dir.path();
+  RunLock lock(run_dir);
+  std::cerr << "run " << id << " in " << run_dir.string() << "\n";
+
+  const fs::path worker = worker_binary();
+  Plan plan;
+  try {
+    plan = make_plan(request, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
+  } catch (const BuildFailed&) {
+    dir.keep();
+    throw;
+  }
+  dir.keep();
+  const Launcher& launcher = launcher_named(plan.launcher.name);
+  SweepSummary s = launcher.run(run_dir, plan, worker, {}, sweep_options(report));
+  if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
+  if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
+  // A failed or lost arm stops the extension: the next decision would rest on a missing arm.
+  if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
+    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(report));
+  return conclude(run_dir, plan, validate_run(run_dir, plan, adaptive_blocks), report);
+}
 
 void set_invocation_argv(int argc, char** argv) {
   argv_store().assign(argv, argv + argc);

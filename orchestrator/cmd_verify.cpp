@@ -2,6 +2,7 @@
 // result-set digest that reports quote.
 #include <iostream>
 
+#include "bisect/spec.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
 #include "provenance/provenance.hpp"
@@ -18,6 +19,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Example:\n  abharness verify runs/20261129-120000-abc123\nPrints the result-set "
       "digest that reports quote; exit 3 names each file and field that failed.");
   c->callback([dir, &exit_code] {
+    if (bisect::is_bisect_dir(*dir)) {
+      exit_code = verify_bisect(*dir);
+      return;
+    }
     Plan plan = load_plan(*dir);
     Validation v = validate_run(*dir, plan, adaptive_blocks);
     if (!v.problems.empty()) {

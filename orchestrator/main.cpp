@@ -40,6 +40,7 @@ and 6 undecided (both with --fail-on-regression; docs/exit-codes.md). `abharness
   add_doctor_command(app, code);
   add_compare_command(app, code);
   add_export_command(app, code);
+  add_bisect_command(app, code);
   add_completion_command(app);
   add_lane_command(app, code);
   add_grid_command(app);

@@ -32,6 +32,9 @@ void add_color_option(CLI::App& cmd, std::string& color);
 // --noise-band, --confidence, --resamples, --seed, --raw-clocks alone (also for `compare`).
 void add_stats_flags(CLI::App& cmd, StatsOptions& s);
 
+// --timer, --timing, --stopping and the other measurement settings (run, bisect).
+void add_measure_flags(CLI::App& cmd, MeasureSettings& s);
+
 // The exact command line, recorded in the plan and quoted by reports.
 void set_invocation_argv(int argc, char** argv);
 const std::vector<std::string>& invocation_argv();
@@ -44,7 +47,18 @@ SweepOptions sweep_options(const ReportFlags& f);
 int resume_run(const std::filesystem::path& run_dir, const ReportFlags& flags,
                const PlanRequest* requested);
 
+// Plans a new sweep in runs_root/<id> (a fresh id when empty) and runs it: `abharness run`, and
+// each probe of `abharness bisect`. Throws BuildFailed (variants.hpp) when a revision does not
+// build, leaving the directory with the build's log.
+int run_new_sweep(const PlanRequest& request, const std::filesystem::path& runs_root,
+                  std::string id, const ReportFlags& report);
+// `abharness bisect`'s resume and verify, which `resume` and `verify` hand a bisect directory to
+// (cmd_bisect.cpp).
+int resume_bisect(const std::filesystem::path& dir, const ReportFlags& flags);
+int verify_bisect(const std::filesystem::path& dir);
+
 void add_run_command(CLI::App& app, int& exit_code);
+void add_bisect_command(CLI::App& app, int& exit_code);
 void add_resume_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
