@@ -2,12 +2,11 @@
 // validated against its plan first, exactly as `verify` does: a run that fails is named and
 // refused (exit 3) and nothing is compared. Then each run's report is computed from its own
 // results with the same statistics options, and the comparison printed and, with --out, written.
-// Runs are told apart by directory and plan nonce, never by id (SeenRuns).
+// Runs are told apart by directory and plan nonce, never by id (seen_runs.hpp).
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
-#include <map>
 
 #include "commands.hpp"
 #include "conclude.hpp"
@@ -17,6 +16,7 @@
 #include "report/comparison.hpp"
 #include "report/report_builder.hpp"
 #include "run_command.hpp"
+#include "seen_runs.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/text.hpp"
@@ -52,32 +52,12 @@ std::optional<Report> verified_report(const fs::path& dir, const Plan& plan,
   return build_report(plan, v.outcomes, stats, v.result_set_digest);
 }
 
-// A run is its directory and its plan's nonce, not its id: runs on different machines may have
-// the same id (each CI job names its own), while the same directory given twice, or a copy of one
-// run (same nonce), would put one measurement beside itself as if it were two.
-class SeenRuns {
- public:
-  void add(const std::string& dir, const Plan& plan) {
-    const std::string where = fs::weakly_canonical(dir).string();
-    if (auto [it, fresh] = dirs_.emplace(where, dir); !fresh)
-      throw UsageError("compare: " + dir + " and " + it->second + " are the same run directory (" +
-                       where + "): give each run once");
-    if (auto [it, fresh] = nonces_.emplace(plan.run_nonce, dir); !fresh)
-      throw UsageError("compare: " + dir + " and " + it->second +
-                       " are copies of one run (the same run nonce " + plan.run_nonce +
-                       " in plan.json): give each run once");
-  }
-
- private:
-  std::map<std::string, std::string> dirs_, nonces_;  // canonical dir / nonce -> dir as given
-};
-
 int run_compare(const CompareFlags& f) {
   validate(f.stats);
   if (f.runs.size() < 2)
     throw UsageError("compare: give at least two run directories (one run has nothing to compare)");
   std::vector<Plan> plans;
-  SeenRuns seen;
+  SeenRuns seen("compare");
   for (const auto& dir : f.runs) {
     plans.push_back(load_plan(dir));
     seen.add(dir, plans.back());

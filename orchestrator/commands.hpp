@@ -18,4 +18,7 @@ void add_completion_command(CLI::App& app);
 void add_compare_command(CLI::App& app, int& exit_code);
 // `abharness export RUN --format bmf|pytest-benchmark` (cmd_export.cpp, report/export.hpp).
 void add_export_command(CLI::App& app, int& exit_code);
+// `abharness history RUN... --out DIR`: a static HTML page of runs over commits (cmd_history.cpp,
+// report/history.hpp).
+void add_history_command(CLI::App& app, int& exit_code);
 }  // namespace abh

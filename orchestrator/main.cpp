@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   abharness report runs/<id>          # re-render report.{md,json,csv,tidy.csv,svg,pr.md}
   abharness compare runs/h100 runs/h200   # finished runs side by side (not interleaved)
   abharness export runs/<id> --format bmf # for Bencher (or pytest-benchmark's JSON)
+  abharness history runs/* --out history/ # an HTML page: each shape's speedup over commits
   abharness doctor                    # binaries, toolchains, GPUs, clocks and throttling
   abharness grid --model llama-3.1-8b --precision bf16 --micro-batch 1 --seq 4096 -o shapes.json
 Exit codes: 0 success, 1 error, 2 usage, 3 provenance failure, 4 incomplete sweep, 5 regression
@@ -41,6 +42,7 @@ and 6 undecided (both with --fail-on-regression; docs/exit-codes.md). `abharness
   add_compare_command(app, code);
   add_export_command(app, code);
   add_bisect_command(app, code);
+  add_history_command(app, code);
   add_completion_command(app);
   add_lane_command(app, code);
   add_grid_command(app);

@@ -6,16 +6,18 @@
 # munged, slurmctld and slurmd from them; nothing here configures or enables a cluster.
 # help2man: the man page, made at build time. librsvg2-bin (rsvg-convert): the report test renders
 # report.svg to PNG as a reader's tools would. zsh and fish: the completion test loads their
-# scripts in the real shells.
+# scripts in the real shells. libjs-chart.js: Chart.js, which `abharness history` copies beside the
+# page it writes (so a built abharness needs it at run time: it is in `build` too). chromium: the
+# history test loads that page in headless Chromium.
 # `install-deps.sh build` installs only what building abharness needs (README command 1: 43 s of
 # apt on a fresh 2-core machine); no argument installs everything the tests use too.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git python3 libgit2-dev libssl-dev nlohmann-json3-dev
-      libcli11-dev libboost-dev libboost-filesystem-dev libvalijson-dev)
+      libcli11-dev libboost-dev libboost-filesystem-dev libvalijson-dev libjs-chart.js)
 case "${1:-all}" in
   build) ;;
   all) pkgs+=(doctest-dev python3-jsonschema python3-yaml bsdutils python3-numpy python3-venv
-              slurm-wlm munge help2man librsvg2-bin zsh fish) ;;
+              slurm-wlm munge help2man librsvg2-bin zsh fish chromium) ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 missing=()

@@ -22,7 +22,7 @@ std::vector<double> judged(const Measurement& m) {
                         clock_slope(m.samples_ns, m.clock.sample_mhz), median(m.clock.sample_mhz));
 }
 
-std::string secs(double s) {
+std::string sampling_secs(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f s", s);
   return b;
@@ -89,7 +89,7 @@ bool recover_clock(const ArmWork& w, const MeasureSettings& s, const ClockGuard&
   const size_t kept = m.samples_ns.size();
   if (clock.recovery_s >= s.max_time_s) {
     if (static_cast<int>(kept) >= s.min_samples) {
-      m.stop_reason = "clock floor: stopped after " + secs(clock.recovery_s) +
+      m.stop_reason = "clock floor: stopped after " + sampling_secs(clock.recovery_s) +
                       " of recovery pauses with " + std::to_string(kept) + " samples kept, " +
                       std::to_string(guard.rejected()) + " discarded";
       return true;
@@ -98,7 +98,7 @@ bool recover_clock(const ArmWork& w, const MeasureSettings& s, const ClockGuard&
                 std::to_string(guard.floor_mhz()) + " MHz (" + std::to_string(s.clock_floor) +
                 " of its " + std::to_string(clock.peak_mhz) +
                 " MHz peak): " + std::to_string(guard.rejected()) + " samples discarded, only " +
-                std::to_string(kept) + " kept after " + secs(clock.recovery_s) +
+                std::to_string(kept) + " kept after " + sampling_secs(clock.recovery_s) +
                 " of recovery pauses. Its clocks may be locked lower or it is throttling "
                 "(see `abharness doctor`); measure anyway with a lower --clock-floor, or 0 "
                 "to keep every sample");

@@ -51,6 +51,7 @@ abharness completion fish | cmp -s - "$f" || fail "the built fish completion is 
 fish -n "$f" || fail "fish cannot parse the completion script"
 fc() { fish -c "source $f; complete -C'$1'" | cut -f1; }
 [ "$(fc 'abharness comp')" = "$(printf 'compare\ncompletion')" ] || fail "fish: 'abharness comp' offers: $(fc 'abharness comp' | tr '\n' ' ')"
+[ "$(fc 'abharness hist')" = history ] || fail "fish: 'abharness hist' offers: $(fc 'abharness hist' | tr '\n' ' ')"
 fc 'abharness run --fail-on' | grep -qx -- --fail-on-regression || fail "fish: run --fail-on"
 fc 'abharness report --print ' | grep -qx tidy-csv || fail "fish: report --print values"
 [ "$(fc "abharness run --repo $T/repo --target ")" = cpu ] || fail "fish: --target offers $(fc "abharness run --repo $T/repo --target ")"
@@ -60,7 +61,7 @@ pass "fish completion completes commands, options, values and --target"
 man=$share/man/man1/abharness.1
 [ -f "$man" ] || fail "the build wrote no man page at $man (is help2man installed?)"
 page=$(MANWIDTH=120 man -l "$man" 2>/dev/null | col -b)
-for word in compare completion "--fail-on-regression" "--target" "--color" "--out"; do
+for word in compare completion history "--chart-js" "--fail-on-regression" "--target" "--color" "--out"; do
   [[ $page == *"$word"* ]] || fail "the man page lacks '$word'"
 done
 pass "man page documents every command's options"

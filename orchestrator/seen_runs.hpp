@@ -1,0 +1,27 @@
+// The runs a command over finished runs (`compare`, `history`) was given, told apart by directory
+// and plan nonce, not by run id: runs on different machines may have the same id (each CI job
+// names its own), while the same directory given twice, or a copy of one run (same nonce), would
+// put one measurement beside itself as if it were two.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "model/plan.hpp"
+
+namespace abh {
+
+class SeenRuns {
+ public:
+  // `command` names the command in the errors ("compare", "history").
+  explicit SeenRuns(std::string command) : command_(std::move(command)) {}
+  // Throws UsageError naming both directories when `dir` is a run already added, by its canonical
+  // path or by its plan's nonce.
+  void add(const std::string& dir, const Plan& plan);
+
+ private:
+  std::string command_;
+  std::map<std::string, std::string> dirs_, nonces_;  // canonical dir / nonce -> dir as given
+};
+
+}  // namespace abh
