@@ -13,31 +13,12 @@
 namespace abh {
 namespace {
 
-std::string machine_label(const Environment& m) {
-  std::string s = m.hostname + ": ";
-  if (m.gpu)
-    s += m.gpu->name + " " + m.gpu->uuid;
-  else
-    s += m.cpu_model;
-  if (!m.driver_version.empty()) s += ", driver " + m.driver_version;
-  return s;
-}
-
 ComparedRun compared_run(const RunToCompare& run) {
   ComparedRun c;
-  const Report& r = run.report;
-  const Provenance& p = r.provenance;
-  c.run_id = p.run_id;
-  c.run_dir = run.run_dir;
-  c.created_at = p.created_at;
-  for (const auto& v : p.variants)
-    (v.name == "baseline" ? c.baseline : c.candidate) = fmt::variant_label(v);
-  for (const auto& m : p.machine) c.machines.push_back(machine_label(m));
+  static_cast<RunHeadline&>(c) = run_headline(run.report, run.run_dir);
+  const Provenance& p = run.report.provenance;
+  for (const auto& m : p.machine) c.machines.push_back(machine_label(m, /*with_uuid=*/true));
   c.result_set_digest = p.result_set_digest;
-  c.shapes = static_cast<int>(r.shapes.size());
-  c.geomean = r.summary.geomean;
-  c.geomean_ci = r.summary.geomean_ci;
-  c.geomean_verdict = r.summary.geomean_verdict;
   return c;
 }
 
@@ -122,36 +103,16 @@ Comparison build_comparison(const std::vector<RunToCompare>& runs) {
 namespace {
 
 json to_json(const ComparedRun& r) {
-  return json{
-      {"run_id", r.run_id},
-      {"run_dir", r.run_dir},
-      {"label", r.label},
-      {"created_at", r.created_at},
-      {"baseline", r.baseline},
-      {"candidate", r.candidate},
-      {"machines", r.machines},
-      {"result_set_digest", r.result_set_digest},
-      {"shapes", r.shapes},
-      {"geomean", opt_json(r.geomean)},
-      {"geomean_ci", opt_json(r.geomean_ci)},
-      {"geomean_verdict", r.geomean_verdict ? json(to_string(*r.geomean_verdict)) : json()}};
+  json j{{"label", r.label}, {"result_set_digest", r.result_set_digest}};
+  put_headline(j, r);
+  return j;
 }
 
 ComparedRun compared_run_from_json(const json& j, const std::string& w) {
   ComparedRun r;
-  r.run_id = field<std::string>(j, "run_id", w);
-  r.run_dir = field<std::string>(j, "run_dir", w);
+  read_headline(j, w, r);
   r.label = field<std::string>(j, "label", w);
-  r.created_at = field<std::string>(j, "created_at", w);
-  r.baseline = field<std::string>(j, "baseline", w);
-  r.candidate = field<std::string>(j, "candidate", w);
-  r.machines = string_array(j, "machines", w);
   r.result_set_digest = field<std::string>(j, "result_set_digest", w);
-  r.shapes = field<int>(j, "shapes", w);
-  r.geomean = opt_number(j, "geomean", w);
-  r.geomean_ci = opt_interval(j, "geomean_ci", w);
-  if (j.contains("geomean_verdict") && !j.at("geomean_verdict").is_null())
-    r.geomean_verdict = verdict_from_string(field<std::string>(j, "geomean_verdict", w));
   return r;
 }
 

@@ -13,6 +13,7 @@
 
 #include "report/report.hpp"
 #include "report/report_render.hpp"
+#include "report/run_headline.hpp"
 #include "system/json_io.hpp"
 
 namespace abh {
@@ -22,20 +23,12 @@ inline constexpr const char* kCompareTitle =
     "Comparison across runs (not interleaved: machine and time differ)";
 
 // One run, as the columns of the comparison name it.
-struct ComparedRun {
-  std::string run_id;
-  std::string run_dir;  // the run directory as given to `abharness compare`
+// Its machines are named with their GPUs' UUIDs: "host: NVIDIA H200 GPU-..., driver 580.00".
+struct ComparedRun : RunHeadline {
   // What the comparison calls the run: its id, or "<id> (<run_dir>)" when another run of the
   // comparison has the same id (one run per machine, each with the id its CI job gave it).
   std::string label;
-  std::string created_at;
-  std::string baseline, candidate;    // "main (1a2b3c4d5e6f)"
-  std::vector<std::string> machines;  // "host: NVIDIA H200 GPU-..., driver 580.00" or the CPU
   std::string result_set_digest;
-  int shapes = 0;  // shapes in the run
-  std::optional<double> geomean;
-  std::optional<Interval> geomean_ci;
-  std::optional<Verdict> geomean_verdict;
   bool operator==(const ComparedRun&) const = default;
 };
 

@@ -15,17 +15,11 @@ namespace {
 
 // A lane's machine as the page names it: the GPU's model, not its UUID, so that the lanes of one
 // machine with eight alike GPUs read as one line ("8 × host: NVIDIA H200, driver 580.00").
-std::string history_machine_label(const Environment& m) {
-  std::string s = m.hostname + ": " + (m.gpu ? m.gpu->name : m.cpu_model);
-  if (!m.driver_version.empty()) s += ", driver " + m.driver_version;
-  return s;
-}
-
 std::vector<std::string> history_machines(const std::vector<Environment>& lanes) {
   std::vector<std::string> labels;
   std::map<std::string, int> count;
   for (const auto& m : lanes) {
-    const std::string l = history_machine_label(m);
+    const std::string l = machine_label(m, /*with_uuid=*/false);
     if (count[l]++ == 0) labels.push_back(l);
   }
   for (auto& l : labels)
@@ -53,12 +47,10 @@ const Variant* history_variant(const Plan& p, const char* name) {
 
 HistoryRun history_run(const HistorySource& s) {
   HistoryRun r;
+  static_cast<RunHeadline&>(r) = run_headline(s.report, s.run_dir);
   const Plan& p = s.plan;
-  r.run_id = p.run_id;
   r.run_nonce = p.run_nonce;
-  r.run_dir = s.run_dir;
   r.report_link = s.report_link;
-  r.created_at = p.created_at;
   if (const Variant* c = history_variant(p, "candidate")) {
     r.candidate_commit = c->source.commit;
     r.candidate_kind = c->source.kind;
@@ -68,16 +60,9 @@ HistoryRun history_run(const HistorySource& s) {
     if (c->source.kind == "worktree" && !history_clean_worktree(c->source))
       r.commit_label += "-dirty";
   }
-  for (const auto& v : s.report.provenance.variants)
-    (v.name == "baseline" ? r.baseline : r.candidate) = fmt::variant_label(v);
   r.machines = history_machines(p.machine);
   r.repo = p.repo;
   r.plugin_target = p.plugin_target;
-  const Summary& sum = s.report.summary;
-  r.shapes = static_cast<int>(s.report.shapes.size());
-  r.geomean = sum.geomean;
-  r.geomean_ci = sum.geomean_ci;
-  r.geomean_verdict = sum.geomean_verdict;
   return r;
 }
 
@@ -133,46 +118,24 @@ HistoryPage build_history(const std::vector<HistorySource>& sources) {
 namespace {
 
 json history_run_json(const HistoryRun& r) {
-  return json{
-      {"run_id", r.run_id},
-      {"run_nonce", r.run_nonce},
-      {"run_dir", r.run_dir},
-      {"report_link", r.report_link},
-      {"created_at", r.created_at},
-      {"commit_label", r.commit_label},
-      {"candidate_commit", r.candidate_commit},
-      {"candidate_kind", r.candidate_kind},
-      {"baseline", r.baseline},
-      {"candidate", r.candidate},
-      {"machines", r.machines},
-      {"repo", r.repo},
-      {"plugin_target", r.plugin_target},
-      {"shapes", r.shapes},
-      {"geomean", opt_json(r.geomean)},
-      {"geomean_ci", opt_json(r.geomean_ci)},
-      {"geomean_verdict", r.geomean_verdict ? json(to_string(*r.geomean_verdict)) : json()}};
+  json j{{"run_nonce", r.run_nonce},           {"report_link", r.report_link},
+         {"commit_label", r.commit_label},     {"candidate_commit", r.candidate_commit},
+         {"candidate_kind", r.candidate_kind}, {"repo", r.repo},
+         {"plugin_target", r.plugin_target}};
+  put_headline(j, r);
+  return j;
 }
 
 HistoryRun history_run_from_json(const json& j, const std::string& w) {
   HistoryRun r;
-  r.run_id = field<std::string>(j, "run_id", w);
+  read_headline(j, w, r);
   r.run_nonce = field<std::string>(j, "run_nonce", w);
-  r.run_dir = field<std::string>(j, "run_dir", w);
   r.report_link = field<std::string>(j, "report_link", w);
-  r.created_at = field<std::string>(j, "created_at", w);
   r.commit_label = field<std::string>(j, "commit_label", w);
   r.candidate_commit = field<std::string>(j, "candidate_commit", w);
   r.candidate_kind = field<std::string>(j, "candidate_kind", w);
-  r.baseline = field<std::string>(j, "baseline", w);
-  r.candidate = field<std::string>(j, "candidate", w);
-  r.machines = string_array(j, "machines", w);
   r.repo = field<std::string>(j, "repo", w);
   r.plugin_target = field<std::string>(j, "plugin_target", w);
-  r.shapes = field<int>(j, "shapes", w);
-  r.geomean = opt_number(j, "geomean", w);
-  r.geomean_ci = opt_interval(j, "geomean_ci", w);
-  if (j.contains("geomean_verdict") && !j.at("geomean_verdict").is_null())
-    r.geomean_verdict = verdict_from_string(field<std::string>(j, "geomean_verdict", w));
   return r;
 }
 

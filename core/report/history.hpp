@@ -16,6 +16,7 @@
 
 #include "model/plan.hpp"
 #include "report/report.hpp"
+#include "report/run_headline.hpp"
 #include "system/json_io.hpp"
 
 namespace abh {
@@ -23,26 +24,18 @@ namespace abh {
 inline constexpr int kHistorySchemaVersion = 1;
 
 // One run: a point on every chart's x axis.
-struct HistoryRun {
-  std::string run_id;
+// Its machines are named by GPU model, lanes of one model counted: "8 × host: NVIDIA H200, ...".
+struct HistoryRun : RunHeadline {
   std::string run_nonce;  // the plan's: what tells two runs apart, even with one id
-  std::string run_dir;    // as given to `abharness history`
   // The run's report, relative to the page's directory (report.md, or report.html where there is
   // no report.md); empty when the run directory holds neither.
   std::string report_link;
-  std::string created_at;  // the plan's creation time, UTC ISO 8601: the runs' order
   // The x axis label: the candidate commit's short id (7 hex digits, as git abbreviates it),
   // "-dirty" appended when the candidate was a working tree with changes over that commit.
   std::string commit_label;
-  std::string candidate_commit;       // the full commit id
-  std::string candidate_kind;         // "commit" | "worktree"
-  std::string baseline, candidate;    // "main (1a2b3c4d5e6f)", as the report labels them
-  std::vector<std::string> machines;  // "host: NVIDIA H200, driver 580.00", "2 × ..." per lane
+  std::string candidate_commit;  // the full commit id
+  std::string candidate_kind;    // "commit" | "worktree"
   std::string repo, plugin_target;
-  int shapes = 0;  // rows of the run's report (shape × timing)
-  std::optional<double> geomean;
-  std::optional<Interval> geomean_ci;
-  std::optional<Verdict> geomean_verdict;
   bool operator==(const HistoryRun&) const = default;
 };
 
