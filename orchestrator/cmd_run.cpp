@@ -67,7 +67,9 @@ void add_measure_flags(CLI::App& c, MeasureSettings& s) {
   c.add_flag("--warm-l2", s.warm_l2, "do not flush L2 before each sample (default: cold)");
   c.add_option("--arm-timeout", s.arm_timeout_s, "seconds before a hung worker is killed")
       ->capture_default_str();
-  c.add_option("--tactic", s.tactic, "auto (tune) or a tactic key")->capture_default_str();
+  c.add_option("--tactic", s.tactic,
+               "auto (tune), default (the plugin's first tactic, untuned) or a tactic key")
+      ->capture_default_str();
   add_fraction_option(c, "--clock-floor", s.clock_floor,
                       "GPU: discard samples whose SM clock ran below this fraction of peak (0: "
                       "keep all)")

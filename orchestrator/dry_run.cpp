@@ -69,7 +69,7 @@ if mode == "create":
             refused.append("shape %s: %s returned %s, which has no %s() method: a problem needs "
                            "run() and verify()" % (shape["id"], call, type(problem).__name__,
                                                    missing[0]))
-        elif tactic != "auto":
+        elif tactic not in ("auto", "default"):
             tactics = getattr(problem, "tactics", None)
             keys = list(tactics()) if callable(tactics) else ["default"]
             if tactic not in keys:

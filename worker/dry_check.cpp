@@ -7,6 +7,7 @@
 #include "device.hpp"
 #include "exit_error.hpp"
 #include "model/grid.hpp"
+#include "model/settings.hpp"
 #include "model/worker_protocol.hpp"
 #include "plugin.hpp"
 
@@ -34,7 +35,7 @@ std::unique_ptr<DeviceSession> open_for(const Plugin& plugin, const std::string&
 std::string refusal_of(const Plugin& plugin, const Shape& shape, const std::string& tactic) {
   try {
     const std::unique_ptr<Problem> problem = plugin.create(shape.params);
-    if (tactic != "auto") problem->select_tactic(tactic);
+    if (tactic != "auto" && tactic != kDefaultTactic) problem->select_tactic(tactic);
     return "";
   } catch (const PluginError& e) {
     return "shape " + shape.id + ": " + e.what();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "model/settings.hpp"
 #include "stats/statistics.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
@@ -61,6 +62,10 @@ TacticChoice choose_tactic(Problem& problem, Timer& timer, const SampleHooks& ho
                            const std::string& requested, const TacticContext& ctx) {
   std::vector<std::string> keys = problem.tactic_keys();
   if (keys.empty()) throw Error("the plugin offers no tactic for this problem");
+  if (requested == kDefaultTactic) {
+    problem.select_tactic(keys[0]);
+    return {keys[0], "default: the plugin's first tactic, not tuned"};
+  }
   if (requested != "auto") {
     problem.select_tactic(requested);  // the plugin validates it and names the problem
     return {requested, "requested"};

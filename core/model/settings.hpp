@@ -8,6 +8,9 @@
 
 namespace abh {
 
+// The tactic setting that measures a plugin's first tactic, untuned (MeasureSettings::tactic).
+inline constexpr const char* kDefaultTactic = "default";
+
 struct MeasureSettings {
   std::string timer = "auto";  // auto | cupti | events | steady (auto: cupti on GPU, steady on CPU)
   std::string stopping = "precision";  // precision | stdrel | fixed (see worker/stopping.hpp)
@@ -26,9 +29,12 @@ struct MeasureSettings {
   double max_noise = 0.005;  // stdrel: robust relative noise target (1.4826 * MAD / median)
   double max_time_s = 10;    // per-arm limit on measured time
   int max_samples = 100000;
-  bool warm_l2 = false;         // cold L2 (flushed before each sample) unless asked
-  double arm_timeout_s = 300;   // wall-clock limit per worker process
-  std::string tactic = "auto";  // auto (time the heuristic's candidates) | a tactic key
+  bool warm_l2 = false;        // cold L2 (flushed before each sample) unless asked
+  double arm_timeout_s = 300;  // wall-clock limit per worker process
+  // auto: time the plugin's tactics and keep the fastest (the tuned path); default: the plugin's
+  // first tactic, untuned (for cuBLASLt the heuristic's first choice: what a caller that does not
+  // tune gets); or one tactic's key.
+  std::string tactic = "auto";
   // GPU arms: every sample's SM clock is recorded; a sample counts only if that clock was >=
   // clock_floor x the GPU's peak clock, and a slower one is discarded, the worker idling
   // clock_recovery_s before going on (worker/clock_guard.hpp says why). 0 keeps every sample.

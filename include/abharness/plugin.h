@@ -77,7 +77,9 @@ typedef struct abh_plugin_v1 {
   double (*min_bytes)(const abh_problem* p); /* compulsory memory traffic per iteration */
 
   /* Tactics (e.g. cuBLASLt algorithms). A tactic key is a printable string that fully identifies
-   * the tactic, so that a cache may store it and select_tactic may re-validate it later. */
+   * the tactic, so that a cache may store it and select_tactic may re-validate it later. Tactic 0
+   * is the plugin's default: what a caller gets without tuning (for cuBLASLt, the heuristic's
+   * first candidate); `--tactic default` measures it. */
   int (*tactic_count)(abh_problem* p);
   int (*tactic_key)(abh_problem* p, int index, char* buf, size_t buf_len);
   int (*select_tactic)(abh_problem* p, const char* key, char* err, size_t err_len);

@@ -107,6 +107,15 @@ says "--timer cupti: the baseline plugin runs on the CPU"
 [ -z "$(run_dirs)" ] || fail "a run directory was left: $(run_dirs)"
 pass "a tactic the plugin lacks and a timer that cannot time it are refused before any arm"
 
+# --tactic default: accepted by the dry run (it is a mode, not a key) and recorded in each result.
+expect_rc 0 "$ABH" run "${args[@]}" --tactic default --runs-root runs --run-id default
+for f in runs/default/results/m24/*.json; do
+  [ "$(jget "$f" 'j["measurement"]["tactic_choice"]')" = "default: the plugin's first tactic, not tuned" ] ||
+    fail "$f: tactic_choice $(jget "$f" 'j["measurement"]["tactic_choice"]')"
+done
+rm -rf runs/default
+pass "--tactic default measures the plugin's first tactic and says so in every result"
+
 # --- a Python plugin: its module's imports and its problems, under the user's interpreter ---------
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" numpy pyrepo >/dev/null
 python3 -m venv --without-pip "$T/bare" || fail "cannot make a virtualenv: install python3-venv"

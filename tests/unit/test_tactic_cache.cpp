@@ -211,3 +211,13 @@ TEST_CASE("tactic cache: without a cache file every arm tunes, and nothing is wr
   CHECK(f.choose().how == "tuned over 3 candidates");
   CHECK_FALSE(fs::exists(f.tmp.path() / "tactics.json"));
 }
+
+TEST_CASE("tactic cache: default measures the first tactic, untuned and uncached, even when slower") {
+  Fixture f;
+  const TacticChoice c = f.choose("default");
+  CHECK(c.key == "t0");  // 300 ns, the slowest: the untuned path is what is asked for
+  CHECK(c.how == "default: the plugin's first tactic, not tuned");
+  CHECK(f.timer.samples == 0);
+  CHECK(f.tactics.selects == std::vector<std::string>{"t0"});
+  CHECK_FALSE(fs::exists(f.tmp.path() / "tactics.json"));
+}
