@@ -15,6 +15,7 @@
 #include "report/adaptive.hpp"
 #include "report/comparison.hpp"
 #include "report/report_builder.hpp"
+#include "report/variants_report.hpp"
 #include "run_command.hpp"
 #include "seen_runs.hpp"
 #include "system/error.hpp"
@@ -39,6 +40,7 @@ struct CompareFlags {
 // The report of one run, or nothing when it fails validation (its problems are printed).
 std::optional<Report> verified_report(const fs::path& dir, const Plan& plan,
                                       const StatsOptions& stats) {
+  require_two_variant_plan(plan, "compare");
   Validation v = validate_run(dir, plan, adaptive_blocks);
   if (!v.problems.empty()) {
     std::cerr << "abharness: compare: run " << dir.string() << " (" << plan.run_id

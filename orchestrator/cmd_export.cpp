@@ -11,6 +11,7 @@
 #include "report/adaptive.hpp"
 #include "report/export.hpp"
 #include "report/report_builder.hpp"
+#include "report/variants_report.hpp"
 #include "run_command.hpp"
 #include "system/json_io.hpp"
 
@@ -28,6 +29,7 @@ int run_export(const ExportFlags& f) {
   validate(f.stats);
   const ExportFormat& format = export_format(f.format);
   const Plan plan = load_plan(f.run);
+  require_two_variant_plan(plan, "export");
   const Validation v = validate_run(f.run, plan, adaptive_blocks);
   if (!v.problems.empty()) {
     std::cerr << "abharness: export: run " << f.run << " (" << plan.run_id

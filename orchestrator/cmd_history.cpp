@@ -14,6 +14,7 @@
 #include "report/adaptive.hpp"
 #include "report/history.hpp"
 #include "report/report_builder.hpp"
+#include "report/variants_report.hpp"
 #include "run_command.hpp"
 #include "seen_runs.hpp"
 #include "system/error.hpp"
@@ -84,6 +85,7 @@ int run_history(const HistoryFlags& f) {
     if (!v.complete())
       std::cerr << "abharness: history: run " << dir << " (" << plans[i].run_id
                 << ") is incomplete: its shapes with a failed arm are shown as failed\n";
+    require_two_variant_plan(plans[i], "history");
     Report report = build_report(plans[i], v.outcomes, f.stats, v.result_set_digest);
     sources.push_back(
         {std::move(plans[i]), std::move(report), dir, history_report_link(dir, f.out)});

@@ -36,6 +36,12 @@ void add_report_flags(CLI::App& c, ReportFlags& f) {
              "(docs/exit-codes.md)");
   c.add_flag("--allow-undecided", f.allow_undecided,
              "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
+  c.add_option("--gate-on", f.gate_on,
+               "variants file: gate on this candidate only (repeatable; implies "
+               "--fail-on-regression; default: every candidate)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->each([&f](const std::string&) { f.fail_on_regression = true; });
   c.add_flag("-q,--quiet", f.quiet,
              "no progress line and no table (reports are still written; --print still prints)");
   add_color_option(c, f.color);

@@ -101,10 +101,12 @@ void add_slurm_flags(CLI::App& c, SlurmOptions& s) {
 // What the plan is made of: the revisions, the grid, the repository, the schedule.
 void add_plan_flags(CLI::App& c, RunFlags& f) {
   PlanRequest& p = f.plan;
-  c.add_option("--baseline", p.baseline, "baseline revision (commit, branch, tag, WORKTREE)")
-      ->required();
-  c.add_option("--candidate", p.candidate, "candidate revision (commit, branch, tag, WORKTREE)")
-      ->required();
+  c.add_option("--baseline", p.baseline, "baseline revision (commit, branch, tag, WORKTREE)");
+  c.add_option("--candidate", p.candidate, "candidate revision (commit, branch, tag, WORKTREE)");
+  c.add_option("--variants", p.variants_path,
+               "variants file (JSON, docs/variants.md): a baseline and several candidates, each a "
+               "revision with build and run settings; instead of --baseline/--candidate")
+      ->check(CLI::ExistingFile);
   c.add_option("--grid", p.grid, "shapes file (JSON; `abharness grid` writes one)")
       ->check(CLI::ExistingFile);
   c.add_option("--shapes", p.shapes,
@@ -159,6 +161,26 @@ void refuse_empty_values(const CLI::App& c, const RunFlags& f) {
     if (c.count(name) && value->empty())
       throw UsageError(std::string(name) + " \"\": give it a value, or leave " + name +
                        " out for its default (abharness run --help lists each)");
+}
+
+// Either a variants file or both revisions of the shorthand; the file is read here, so that a bad
+// one is refused before anything else.
+void read_variants_flags(const CLI::App& c, RunFlags& f) {
+  const bool file = c.count("--variants") > 0;
+  const bool revisions = c.count("--baseline") || c.count("--candidate");
+  if (file && revisions)
+    throw UsageError(
+        "--variants names the baseline and the candidates itself: leave "
+        "--baseline/--candidate out with it");
+  if (file) {
+    f.plan.variants_file = load_variants_file(f.plan.variants_path);
+    return;
+  }
+  if (c.count("--resume")) return;  // the plan's variants, unless flags say otherwise
+  if (!c.count("--baseline") || !c.count("--candidate"))
+    throw UsageError(std::string(c.count("--baseline") ? "--candidate" : "--baseline") +
+                     " is required: give both revisions (--baseline REV --candidate REV), or "
+                     "--variants FILE for several candidates");
 }
 
 // --runs-root and --run-id, given with --resume, must name the run directory --resume gives.
@@ -225,7 +247,8 @@ SweepOptions sweep_options(const ReportFlags& f) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<RunFlags>();
-  auto* c = app.add_subcommand("run", "build two revisions and compare them A1/B/A2 per shape");
+  auto* c = app.add_subcommand(
+      "run", "build two revisions (or the variants of a file) and compare them A1/B/A2 per shape");
   add_plan_flags(*c, *f);
   add_measure_flags(*c, f->plan.settings);
   add_report_flags(*c, f->report);
@@ -234,11 +257,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   abharness run --baseline HEAD --candidate WORKTREE --grid shapes.json --target cuda --gpus 0,1
   abharness run --baseline v1.2 --candidate HEAD --grid g.json --schedule abba --rounds 2 --fail-on-regression
   abharness run --baseline main --candidate HEAD --grid g.json --target cuda --launcher slurm --slurm-lanes 8 --slurm-partition gpu
+  abharness run --variants variants.json --grid shapes.json
 Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 regression,
 6 undecided (with --fail-on-regression; docs/exit-codes.md).)");
   c->callback([c, f, &exit_code] {
     f->plan.argv = invocation_argv();
     refuse_empty_values(*c, *f);
+    read_variants_flags(*c, *f);
     set_until_decided(f->plan);
     if (c->count("--resume")) {
       check_resume_dir_flags(*c, *f);

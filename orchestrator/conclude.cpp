@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -9,11 +10,13 @@
 #include "report/gate.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_render.hpp"
+#include "report/variants_report.hpp"
 #include "stats/roofline.hpp"
 #include "system/data_dir.hpp"
 #include "system/error.hpp"
 #include "system/json_io.hpp"
 #include "system/run_dir_fs.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -31,10 +34,6 @@ void print_problems(const Validation& v) {
 }
 
 namespace {
-
-void print_shapes(const std::vector<GateShape>& shapes) {
-  for (const auto& s : shapes) std::cerr << "  " << s.shape << ": " << s.reason << "\n";
-}
 
 // Where the report files go: --out (created when missing), else the run directory. A run directory
 // that cannot be written (a downloaded artifact, a read-only mount) is only read: with --print the
@@ -77,14 +76,39 @@ std::optional<fs::path> write_reports(const Report& report, const fs::path& run_
 
 }  // namespace
 
+namespace {
+
+// Each gated comparison's shapes of one kind, prefixed with the candidate's name when there are
+// several candidates.
+std::size_t count_of(const std::vector<NamedGate>& gates,
+                     std::vector<GateShape> GateResult::*kind) {
+  std::size_t n = 0;
+  for (const auto& g : gates) n += (g.result.*kind).size();
+  return n;
+}
+
+void print_named(const std::vector<NamedGate>& gates, std::vector<GateShape> GateResult::*kind) {
+  for (const auto& g : gates)
+    for (const auto& s : g.result.*kind)
+      std::cerr << "  " << (g.candidate.empty() ? "" : g.candidate + " ") << s.shape << ": "
+                << s.reason << "\n";
+}
+
+}  // namespace
+
 int gate_exit_code(const Report& report, const Validation& v, const fs::path& run_dir,
                    const ReportFlags& flags) {
-  const GateResult g = judge_gate(report);
+  return gate_exit_code(std::vector<NamedGate>{{"", judge_gate(report)}}, v, run_dir, flags);
+}
+
+int gate_exit_code(const std::vector<NamedGate>& gates, const Validation& v,
+                   const fs::path& run_dir, const ReportFlags& flags) {
   // A regression is the decisive fact for CI, even when other shapes failed or are undecided.
-  if (flags.fail_on_regression && !g.regressions.empty()) {
-    std::cerr << "abharness: exit " << exit_code::kRegression << ": " << g.regressions.size()
+  const std::size_t regressions = count_of(gates, &GateResult::regressions);
+  if (flags.fail_on_regression && regressions > 0) {
+    std::cerr << "abharness: exit " << exit_code::kRegression << ": " << regressions
               << " shape(s) regressed beyond the noise band (--fail-on-regression):\n";
-    print_shapes(g.regressions);
+    print_named(gates, &GateResult::regressions);
     return exit_code::kRegression;
   }
   if (!v.complete()) {
@@ -94,25 +118,70 @@ int gate_exit_code(const Report& report, const Validation& v, const fs::path& ru
               << " arm(s) failed or did not run; their logs are under "
               << (run_dir / "logs").string() << "; `abharness resume " << run_dir.string()
               << "` re-runs them\n";
-    print_shapes(g.failed);
+    print_named(gates, &GateResult::failed);
     return exit_code::kIncomplete;
   }
-  if (flags.fail_on_regression && !g.undecided.empty()) {
+  const std::size_t undecided = count_of(gates, &GateResult::undecided);
+  if (flags.fail_on_regression && undecided > 0) {
     if (flags.allow_undecided) {
-      std::cerr << "abharness: " << g.undecided.size()
+      std::cerr << "abharness: " << undecided
                 << " shape(s) undecided, passed because of --allow-undecided:\n";
-      print_shapes(g.undecided);
+      print_named(gates, &GateResult::undecided);
       return exit_code::kSuccess;
     }
-    std::cerr << "abharness: exit " << exit_code::kUndecided << ": " << g.undecided.size()
+    std::cerr << "abharness: exit " << exit_code::kUndecided << ": " << undecided
               << " shape(s) could not be decided, so a regression is not ruled out "
                  "(--fail-on-regression fails closed; more blocks decide them: --rounds or "
                  "--until-decided; --allow-undecided passes them):\n";
-    print_shapes(g.undecided);
+    print_named(gates, &GateResult::undecided);
     return exit_code::kUndecided;
   }
   return exit_code::kSuccess;
 }
+
+namespace {
+
+// The candidates the gate judges: those of --gate-on, or all. A name that is not a candidate is
+// the user's to fix.
+std::vector<NamedGate> candidate_gates(const VariantsReport& r, const ReportFlags& flags) {
+  std::vector<std::string> names;
+  for (const auto& c : r.candidates) names.push_back(c.name);
+  for (const auto& g : flags.gate_on)
+    if (std::find(names.begin(), names.end(), g) == names.end())
+      throw UsageError("--gate-on " + g + ": not a candidate of this run (candidates: " +
+                       join(names, ", ") + "; the baseline " + r.baseline + " is not gated)");
+  std::vector<NamedGate> gates;
+  for (const auto& c : r.candidates)
+    if (flags.gate_on.empty() ||
+        std::find(flags.gate_on.begin(), flags.gate_on.end(), c.name) != flags.gate_on.end())
+      gates.push_back({c.name, judge_gate(c.report)});
+  return gates;
+}
+
+// The reports of a variants run: report.{md,pr.md,csv,json} and the terminal matrix.
+int conclude_variants(const fs::path& run_dir, const Plan& plan, const Validation& v,
+                      const ReportFlags& flags, const RooflineContext& sol) {
+  const VariantsReport report =
+      build_variants_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
+  const std::vector<NamedGate> gates = candidate_gates(report, flags);
+  const std::optional<fs::path> dir = report_dir(run_dir, flags);
+  if (dir)
+    for (const auto& f : variants_format_table())
+      if (f.name != "terminal") {
+        if (flags.out.empty())
+          RunDirFs(run_dir).write_atomic("report." + f.extension, f.render(report, {}));
+        else
+          write_file_atomic(*dir / ("report." + f.extension), f.render(report, {}));
+      }
+  RenderOptions term;
+  term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
+  if (!flags.quiet || flags.print_asked) std::cout << render_variants(report, flags.print, term);
+  if (dir) std::cerr << "reports: " << (*dir / "report.md").string() << " (.json .csv .pr.md)\n";
+  std::cerr << "result-set digest: " << v.result_set_digest << "\n";
+  return gate_exit_code(gates, v, run_dir, flags);
+}
+
+}  // namespace
 
 int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
              const ReportFlags& flags) {
@@ -131,6 +200,11 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
   } catch (const Error& e) {
     sol.table_error = e.what();
   }
+  if (is_variants_plan(plan)) return conclude_variants(run_dir, plan, v, flags, sol);
+  if (!flags.gate_on.empty() && flags.gate_on != std::vector<std::string>{"candidate"})
+    throw UsageError(
+        "--gate-on: this run compares one candidate (named candidate); --gate-on "
+        "chooses among the candidates of a variants file (docs/variants.md)");
   Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
   const std::optional<fs::path> written = write_reports(report, run_dir, flags);
   RenderOptions term;

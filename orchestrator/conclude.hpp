@@ -7,6 +7,7 @@
 
 #include "model/plan.hpp"
 #include "provenance/provenance.hpp"
+#include "report/gate.hpp"
 #include "report/report.hpp"
 #include "run_command.hpp"
 
@@ -24,6 +25,14 @@ int conclude(const std::filesystem::path& run_dir, const Plan& plan, const Valid
 // decided it, and why.
 int gate_exit_code(const Report& report, const Validation& v, const std::filesystem::path& run_dir,
                    const ReportFlags& flags);
+// The same over several comparisons (a variants file's candidates, those of --gate-on): exit 5
+// when any of them regressed, 6 when any is undecided; shapes named with their candidate.
+struct NamedGate {
+  std::string candidate;  // "" for a two-variant run
+  GateResult result;
+};
+int gate_exit_code(const std::vector<NamedGate>& gates, const Validation& v,
+                   const std::filesystem::path& run_dir, const ReportFlags& flags);
 
 void print_problems(const Validation& v);
 

@@ -122,7 +122,8 @@ void run_check(const std::vector<std::string>& argv, const std::map<std::string,
 
 // The C++ plugin's problems, made by `abharness-worker check` on its device.
 void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
-                  const fs::path& worker, const RunDirFs& scratch, std::ostream& log) {
+                  const fs::path& worker, const RunDirFs& scratch, const std::string& shapes,
+                  std::ostream& log) {
   std::map<std::string, std::string> env;
   std::string gpu;
   if (v.device == "cuda") {
@@ -136,7 +137,7 @@ void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
     env[worker_protocol::kVisibleDevicesEnv] = gpu;
   }
   std::vector<std::string> argv{worker.string()};
-  for (auto& a : worker_protocol::check_args(run_dir / v.plugin, scratch.root() / "shapes.json",
+  for (auto& a : worker_protocol::check_args(run_dir / v.plugin, scratch.root() / shapes,
                                              plan.settings.tactic, gpu))
     argv.push_back(std::move(a));
   run_check(argv, env, scratch, v.name, worker_protocol::kErrorPrefix,
@@ -147,14 +148,15 @@ void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
 
 // The Python plugin's module, imported by its interpreter; a CPU plugin's problems made too.
 void check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
-                  const fs::path& worker, const RunDirFs& scratch, std::ostream& log) {
+                  const fs::path& worker, const RunDirFs& scratch, const std::string& shapes,
+                  std::ostream& log) {
   const PythonPlugin& py = *v.recipe.python;
   std::vector<std::string> argv{plan.python->executable};
   for (const char* flag : worker_protocol::kPythonFlags) argv.emplace_back(flag);
   argv.insert(argv.end(), {"-c", kPythonCheck, (run_dir / v.plugin).string(),
                            python_front_end(worker).parent_path().string(), py.module, py.entry,
                            py.device == "cpu" ? "create" : "import",
-                           (scratch.root() / "shapes.json").string(), plan.settings.tactic});
+                           (scratch.root() / shapes).string(), plan.settings.tactic});
   run_check(argv, {}, scratch, v.name, kPythonCheckPrefix,
             "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
                 plan.python->executable + ")");
@@ -181,13 +183,20 @@ void dry_run_plugins(const Plan& plan, const fs::path& run_dir, const fs::path& 
   for (const Variant& v : plan.variants) check_timer(plan.settings, v);
   RunDirFs(run_dir).make_dirs(kScratch);
   const RunDirFs scratch(run_dir / kScratch);
-  const Grid shapes = distinct_shapes(plan.shapes);
-  scratch.write_json_atomic("shapes.json", to_json(shapes));
+  scratch.write_json_atomic("shapes.json", to_json(distinct_shapes(plan.shapes)));
   for (const Variant& v : plan.variants) {
+    // A variant with run settings makes its problems from the shapes as its arms see them.
+    std::string shapes = "shapes.json";
+    if (!v.run.empty()) {
+      shapes = "shapes." + v.name + ".json";
+      std::vector<Shape> merged;
+      for (const Shape& s : plan.shapes) merged.push_back(arm_shape(s, v));
+      scratch.write_json_atomic(shapes, to_json(distinct_shapes(merged)));
+    }
     if (v.is_python())
-      check_python(plan, v, run_dir, worker, scratch, log);
+      check_python(plan, v, run_dir, worker, scratch, shapes, log);
     else
-      check_native(plan, v, run_dir, worker, scratch, log);
+      check_native(plan, v, run_dir, worker, scratch, shapes, log);
   }
 }
 

@@ -180,9 +180,24 @@ ResolvedRequest resolve_request(const PlanRequest& req) {
       throw UsageError(flag + ": " + e.what());
     }
   };
-  r.baseline = resolve("--baseline", req.baseline);
-  r.candidate = resolve("--candidate", req.candidate);
+  for (const VariantSpec& v : requested_variants(req)) {
+    const std::string flag = req.variants_file ? "--variants " + req.variants_path + ": variant " +
+                                                     v.name + ": field 'revision'"
+                                               : "--" + v.name;
+    r.variants.push_back({v, resolve(flag, v.revision)});
+  }
   return r;
+}
+
+std::vector<VariantSpec> requested_variants(const PlanRequest& req) {
+  return ordered_variants(req.variants_file ? *req.variants_file
+                                            : two_variant_file(req.baseline, req.candidate));
+}
+
+std::vector<std::string> variant_names(const std::vector<VariantSpec>& variants) {
+  std::vector<std::string> names;
+  for (const auto& v : variants) names.push_back(v.name);
+  return names;
 }
 
 namespace {
@@ -327,10 +342,10 @@ std::vector<Variant> prepare_variants(const PlanRequest& req, const ResolvedRequ
                                       const fs::path& run_dir, const fs::path& worker,
                                       const fs::path& cache_root) {
   std::vector<MaterializedVariant> sources;
-  for (auto [name, src] :
-       {std::pair{"baseline", &resolved.baseline}, std::pair{"candidate", &resolved.candidate}})
-    sources.push_back(materialize_variant(resolved.repo, VariantRequest{name, *src, req.target},
-                                          run_dir, std::cerr));
+  for (const ResolvedVariant& v : resolved.variants)
+    sources.push_back(materialize_variant(
+        resolved.repo, VariantRequest{v.spec.name, v.source, req.target, v.spec.build, v.spec.run},
+        run_dir, std::cerr));
   bool gpu_checked = launcher_places_lanes(req.launcher);
   const auto need_gpu = [&](const Variant& v, const std::string& why) {
     if (gpu_checked) return;
@@ -387,7 +402,7 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   }
   // Every plan made now confirms one-arm verdicts when it has conditional blocks to do it with.
   plan.schedule.confirm = true;
-  plan.tasks = make_schedule(plan.shapes, plan.schedule);
+  plan.tasks = make_schedule(plan.shapes, plan.schedule, variant_names(requested_variants(req)));
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
   launcher.place(plan, req.cpus);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,15 +19,19 @@
 #include "model/plan.hpp"
 #include "model/schedule.hpp"
 #include "model/settings.hpp"
+#include "model/variants_file.hpp"
 
 namespace abh {
 
 // What `abharness run` asks for: everything that decides the plan.
 struct PlanRequest {
   std::string repo = ".";
-  std::string baseline, candidate;
-  std::string grid;    // path of the shapes file
-  std::string shapes;  // --shapes: ids or patterns of the grid's shapes to plan (empty: all)
+  std::string baseline, candidate;  // --baseline/--candidate: the two-variant shorthand
+  // --variants FILE: the file as read (model/variants_file.hpp); the shorthand's two otherwise.
+  std::optional<VariantsFile> variants_file;
+  std::string variants_path;  // the file's path as given, for messages and resume
+  std::string grid;           // path of the shapes file
+  std::string shapes;         // --shapes: ids or patterns of the grid's shapes to plan (empty: all)
   std::string target = "cpu";
   std::string gpus = "0";  // --gpus: indices or UUIDs, comma-separated
   std::string python;      // --python: the interpreter of Python plugins (empty: the default)
@@ -42,11 +47,23 @@ struct PlanRequest {
   std::vector<std::string> argv;  // the command line, recorded in the plan
 };
 
+// The variants a request compares, the baseline first: the variants file's, or the two of
+// --baseline/--candidate.
+std::vector<VariantSpec> requested_variants(const PlanRequest& req);
+// Their names, in that order (what make_schedule takes).
+std::vector<std::string> variant_names(const std::vector<VariantSpec>& variants);
+
+// One variant of the request with its revision resolved.
+struct ResolvedVariant {
+  VariantSpec spec;
+  SourceIdentity source;
+};
+
 // A request checked and resolved before a run directory exists, so that a typo costs nothing.
 struct ResolvedRequest {
   std::filesystem::path repo;  // absolute
   Grid grid;
-  SourceIdentity baseline, candidate;
+  std::vector<ResolvedVariant> variants;  // the baseline first
   // With --until-decided auto: the most conditional blocks that keep plan.json within
   // kAutoPlanBytes (check_schedule); make_plan never plans more.
   int auto_blocks_cap = 0;

@@ -59,7 +59,11 @@ class PlanSize {
  public:
   PlanSize(const PlanRequest& req, const std::vector<Shape>& shapes, std::uint64_t arms)
       : shapes_(shapes), arms_(arms) {
-    task_.variant = "candidate";
+    // The longest name the tasks can carry: "candidate", or a variants file's longest.
+    const std::vector<std::string> names = variant_names(requested_variants(req));
+    letters_ = names == two_variants();
+    for (const std::string& n : names)
+      if (n.size() > task_.variant.size()) task_.variant = n;
     task_.gpu = static_cast<int>(split_gpus(req.gpus).size()) - 1;
     if (!launcher_places_lanes(req.launcher)) task_.cpus = {allowed_cpus(req.cpus).back()};
     for (const Shape& s : shapes) fixed_ += plan_bytes_of(s);
@@ -86,7 +90,7 @@ class PlanSize {
  private:
   std::uintmax_t block_bytes(std::uint64_t blocks) const {
     Task t = task_;
-    t.arm = "A" + std::to_string(blocks * arms_);
+    t.arm = (letters_ ? std::string("A") : task_.variant + ".") + std::to_string(blocks * arms_);
     t.round = static_cast<int>(std::min<std::uint64_t>(blocks, 1u << 30));
     // Only the shape's id differs from task to task: its escaped text adds to a task without one
     // (a task written per shape was 3 % of the time to the first arm at 50,000 shapes).
@@ -99,6 +103,7 @@ class PlanSize {
   const std::vector<Shape>& shapes_;
   std::uint64_t arms_;
   Task task_;
+  bool letters_ = true;  // arms named A1, B, A2 (two variants), else <variant>.<n>
   std::uintmax_t fixed_ = kPlanReserveBytes;  // the shapes, and the rest of the plan
 };
 
@@ -147,7 +152,8 @@ int check_schedule(const PlanRequest& req, const std::vector<Shape>& shapes) {
   few.rounds = std::min(few.rounds, 2);
   few.until_decided = std::min(few.until_decided, 1);
   few.gpus = 1;
-  const std::vector<Task> sample = make_schedule({shapes.front()}, few);
+  const std::vector<Task> sample =
+      make_schedule({shapes.front()}, few, variant_names(requested_variants(req)));
   const std::uint64_t arms =
       sample.size() / static_cast<std::uint64_t>(few.rounds + few.until_decided);
   const std::uint64_t blocks = static_cast<std::uint64_t>(req.schedule.rounds) +

@@ -19,6 +19,9 @@ struct ReportFlags {
   StatsOptions stats;  // --noise-band, --confidence, --resamples, --seed, --raw-clocks
   bool fail_on_regression = false;
   bool allow_undecided = false;  // with --fail-on-regression: undecided shapes pass (exit 0)
+  // --gate-on NAME (repeatable): the gate judges these candidates of a variants file only; it
+  // implies --fail-on-regression. Empty: every candidate.
+  std::vector<std::string> gate_on;
   bool quiet = false;
   std::string color = "auto";      // auto | always | never
   std::string print = "terminal";  // the format printed on stdout: any report format

@@ -106,6 +106,35 @@ void check_grid_flags(const fs::path& run_dir, const Plan& plan, const PlanReque
                                                       quote(planned_filter) + ")"));
 }
 
+// The variants given (--baseline/--candidate or --variants) must be the plan's: names, revisions
+// as typed, build and run settings.
+void check_variants_flags(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested) {
+  // `run --resume DIR` without revisions or a variants file: the plan's variants.
+  if (!requested.variants_file && requested.baseline.empty() && requested.candidate.empty()) return;
+  const std::vector<VariantSpec> want = requested_variants(requested);
+  bool same = want.size() == plan.variants.size();
+  for (std::size_t i = 0; same && i < want.size(); ++i) {
+    const Variant& v = plan.variants[i];
+    same = want[i].name == v.name && want[i].revision == v.source.requested &&
+           want[i].build == v.build && want[i].run == v.run;
+  }
+  if (same) return;
+  const auto describe_planned = [&] {
+    std::vector<std::string> out;
+    for (const Variant& v : plan.variants) out.push_back(v.name + " '" + v.source.requested + "'");
+    return join(out, ", ");
+  };
+  if (plan.variants.size() == 2 && !requested.variants_file && plan.variants[0].build.empty() &&
+      plan.variants[0].name == "baseline")
+    throw UsageError("cannot resume " + run_dir.string() + ": the plan compares '" +
+                     plan.variants[0].source.requested + "' with '" +
+                     plan.variants[1].source.requested + "'");
+  throw UsageError("cannot resume " + run_dir.string() + ": the plan compares the variants " +
+                   describe_planned() +
+                   " (with their build and run settings), and the flags give others; resume "
+                   "with the same --variants file, or without it");
+}
+
 }  // namespace
 
 void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanRequest& requested,
@@ -114,11 +143,7 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
     throw UsageError("cannot resume " + run_dir.string() +
                      ": the measurement settings given differ from the plan's " +
                      to_json(plan.settings).dump());
-  if (plan.variants.at(0).source.requested != requested.baseline ||
-      plan.variants.at(1).source.requested != requested.candidate)
-    throw UsageError("cannot resume " + run_dir.string() + ": the plan compares '" +
-                     plan.variants[0].source.requested + "' with '" +
-                     plan.variants[1].source.requested + "'");
+  check_variants_flags(run_dir, plan, requested);
   const std::string repo = fs::absolute(requested.repo).lexically_normal().string();
   if (repo != plan.repo) refuse_flag(run_dir, "--repo " + repo, "repository " + plan.repo);
   if (requested.target != plan.plugin_target)

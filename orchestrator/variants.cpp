@@ -145,6 +145,7 @@ void point_at_package(BuildRecipe& recipe) {
 BuildRecipe read_recipe(const VariantRequest& req, const fs::path& src) {
   SubstitutionVars vars;
   vars.abharness_include = plugin_include_dir().string();
+  vars.build_settings = req.build;
   // Empty when there is no toolkit: a recipe that needs ${CUDA_HOME} then gets the manifest
   // loader's clear error instead of a compiler's.
   if (const char* env = std::getenv("CUDA_HOME"))
@@ -218,6 +219,8 @@ MaterializedVariant materialize_variant(const fs::path& repo, const VariantReque
   m.variant.name = req.name;
   m.variant.source = req.source;
   m.variant.recipe = read_recipe(req, m.src);
+  m.variant.build = req.build;
+  m.variant.run = req.run;
   return m;
 }
 

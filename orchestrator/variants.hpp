@@ -19,9 +19,13 @@
 namespace abh {
 
 struct VariantRequest {
-  std::string name;  // baseline | candidate
+  std::string name;  // baseline | candidate, or a name of the variants file
   SourceIdentity source;
   std::string target;  // manifest plugin key
+  // The variants file's settings (model/variants_file.hpp): build settings substituted into the
+  // recipe (so in its JSON and the build cache key), run settings recorded in the plan.
+  std::map<std::string, std::string> build;
+  json run = json::object();
 };
 
 // A variant whose sources are materialized and whose recipe is read, not yet built.

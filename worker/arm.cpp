@@ -80,7 +80,7 @@ struct PlannedArm {
   const Plan& plan;
   const Task& task;
   const Variant& variant;
-  const Shape& shape;
+  const Shape shape;  // the plan's, with the variant's run settings merged in (arm_shape)
   const MeasureSettings settings;  // the plan's, with the shape's one timing (model/timing.hpp)
 };
 
@@ -108,7 +108,8 @@ PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
   const Task* task = plan.find_task(req.shape, req.arm);
   if (!task) throw UsageError("plan " + plan.run_id + " has no arm " + req.shape + "/" + req.arm);
   const Shape& shape = plan.shape(task->shape);
-  return {plan, *task, plan.variant(task->variant), shape, arm_settings(plan.settings, shape)};
+  const Variant& variant = plan.variant(task->variant);
+  return {plan, *task, variant, arm_shape(shape, variant), arm_settings(plan.settings, shape)};
 }
 
 // Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:

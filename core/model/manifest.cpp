@@ -45,6 +45,56 @@ void substitute_all(std::string& s, const SubstitutionVars& vars, const std::str
              "no CUDA toolkit was found; set CUDA_HOME or build a target that does not need CUDA");
 }
 
+// The build settings in effect: the target's declared defaults, with the variant's values. A
+// setting the target does not declare is refused: it would change nothing in the build but the
+// cache key, so a typo would measure one build twice under two names.
+std::map<std::string, std::string> effective_settings(const json& p, const std::string& where,
+                                                      const SubstitutionVars& vars) {
+  std::map<std::string, std::string> out;
+  const json declared = p.value("build_settings", json::object());
+  for (const auto& [name, value] : declared.items()) out[name] = value.get<std::string>();
+  for (const auto& [name, value] : vars.build_settings) {
+    if (!out.count(name)) {
+      std::vector<std::string> names;
+      for (const auto& [n, v] : declared.items()) names.push_back(n);
+      throw UsageError(
+          where + ": the variant's build setting '" + name + "' (field build." + name +
+          ") is not declared by this target (" +
+          (names.empty() ? std::string("it declares none") : "it declares: " + join(names, ", ")) +
+          "); fix: declare it with its default under \"build_settings\" of the "
+          "target in abharness.json, or remove it from the variant");
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+// In the argv of a recipe run without a shell, a ${NAME} that is neither the harness's nor a
+// declared setting would reach the program as it is: refused, naming it.
+void check_known_tokens(const std::string& s, const std::map<std::string, std::string>& settings,
+                        const std::string& where, const std::string& what) {
+  for (size_t pos = s.find("${"); pos != std::string::npos; pos = s.find("${", pos + 2)) {
+    const size_t end = s.find('}', pos);
+    if (end == std::string::npos) return;
+    const std::string name = s.substr(pos + 2, end - pos - 2);
+    if (name == "ABHARNESS_INCLUDE" || name == "CUDA_HOME" || settings.count(name)) continue;
+    throw UsageError(where + "/" + what + ": uses ${" + name +
+                     "}, which has no value (the recipe runs without a shell); fix: declare it "
+                     "under \"build_settings\" with a default, e.g. {\"" +
+                     name +
+                     "\": \"...\"}, and give it per variant in the variants file's "
+                     "\"build\"");
+  }
+}
+
+void substitute_settings(std::string& s, const std::map<std::string, std::string>& settings) {
+  for (const auto& [name, value] : settings) {
+    const std::string token = "${" + name + "}";
+    for (size_t pos = s.find(token); pos != std::string::npos; pos = s.find(token, pos))
+      s.replace(pos, token.size(), value), pos += value.size();
+  }
+}
+
 // Without a shell, a first item with spaces or shell operators is almost certainly a command line
 // that was meant for one; running it would fail with a baffling "program not found".
 void check_not_a_command_line(const std::string& argv0, const std::string& where) {
@@ -97,7 +147,7 @@ bool is_dotted_name(const std::string& s) {
 // A Python plugin without a build step: the build-only fields would be ignored, which is never
 // what their author meant.
 void check_no_build_fields(const json& p, const std::string& where) {
-  for (const char* k : {"artifact", "env", "shell"})
+  for (const char* k : {"artifact", "env", "shell", "build_settings"})
     if (p.contains(k))
       throw UsageError(where + ": field '" + k +
                        "' belongs to a build step, and this Python plugin has none; fix: add "
@@ -115,20 +165,31 @@ BuildRecipe recipe_from_json(const json& p, const std::string& target, const std
   r.timeout_s = p.value("timeout_s", r.timeout_s);
   if (r.python && !p.contains("argv")) {
     check_no_build_fields(p, where);
+    if (!vars.build_settings.empty())
+      throw UsageError(where + ": the variant has build settings (field build." +
+                       vars.build_settings.begin()->first +
+                       "), but this Python plugin has no build step; fix: remove them");
     return r;
   }
+  const std::map<std::string, std::string> settings = effective_settings(p, where, vars);
   r.argv = p.at("argv").get<std::vector<std::string>>();
   if (!r.shell) {
     // Checked before substitution: the harness's own values may contain spaces.
     std::string raw = r.argv[0];
-    for (const char* token : {"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"})
-      for (size_t pos; (pos = raw.find(token)) != std::string::npos;)
-        raw.erase(pos, std::string(token).size());
+    std::vector<std::string> tokens{"${ABHARNESS_INCLUDE}", "${CUDA_HOME}"};
+    for (const auto& [name, value] : settings) tokens.push_back("${" + name + "}");
+    for (const std::string& token : tokens)
+      for (size_t pos; (pos = raw.find(token)) != std::string::npos;) raw.erase(pos, token.size());
     check_not_a_command_line(raw, where);
   }
   for (size_t i = 0; i < r.argv.size(); ++i) {
     const std::string name = "argv/" + std::to_string(i);
     check_no_nul(r.argv[i], where, name);
+    // Once a target declares build settings, a ${NAME} in its argv is meant as one: an unknown
+    // name is a typo (without settings, ${...} stays literal as it always has).
+    if (!r.shell && p.contains("build_settings"))
+      check_known_tokens(r.argv[i], settings, where, name);
+    substitute_settings(r.argv[i], settings);
     substitute_all(r.argv[i], vars, where, name);
   }
   r.artifact = p.at("artifact").get<std::string>();
@@ -138,9 +199,12 @@ BuildRecipe recipe_from_json(const json& p, const std::string& target, const std
   for (const auto& [name, value] : env.items()) {
     std::string v = value.get<std::string>();
     check_no_nul(v, where, "env/" + name);
+    substitute_settings(v, settings);
     substitute_all(v, vars, where, "env/" + name);
     r.env[name] = std::move(v);
   }
+  // The settings reach a build system that reads its environment (make, CMake) as well.
+  for (const auto& [name, value] : settings) r.env[name] = value;
   return r;
 }
 

@@ -7,7 +7,9 @@
 //                           "artifact": "libgemm.so", "env": {}, "timeout_s": 600 } } }
 //
 // `${ABHARNESS_INCLUDE}` (the plugin ABI headers) and `${CUDA_HOME}` are substituted in argv and
-// env values; no other expansion happens.
+// env values, and so is each build setting the target declares ("build_settings": {"OPT": "-O2"},
+// its default; docs/variants.md). In the argv of a target that declares build settings and runs
+// without a shell, any other ${NAME} is an error (a misspelt setting). No other expansion happens.
 //
 // A Python plugin (docs/python.md) names a module of the repository and the function that makes a
 // problem from a shape's parameters; it needs no build step (argv and artifact are then optional,
@@ -51,6 +53,10 @@ struct BuildRecipe {
 struct SubstitutionVars {
   std::string abharness_include;
   std::string cuda_home;
+  // A variant's build settings (model/variants_file.hpp). Each must be declared, with its default,
+  // under the target's "build_settings"; every declared setting, at the variant's value or its
+  // default, replaces ${NAME} in argv and env and is set as NAME in the build's environment.
+  std::map<std::string, std::string> build_settings;
 };
 
 // Reads <src>/abharness.json and returns the recipe for `target`, with variables substituted.

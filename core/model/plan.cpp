@@ -19,15 +19,19 @@ namespace fs = std::filesystem;
 namespace {
 
 json to_json(const Variant& v) {
-  return json{{"name", v.name},
-              {"source", abh::to_json(v.source)},
-              {"recipe", abh::to_json(v.recipe)},
-              {"plugin", v.plugin},
-              {"plugin_sha256", v.plugin_sha256},
-              {"build_cache_key", v.build_cache_key},
-              {"toolchain_id", v.toolchain_id},
-              {"device", v.device},
-              {"libraries", v.libraries}};
+  json j{{"name", v.name},
+         {"source", abh::to_json(v.source)},
+         {"recipe", abh::to_json(v.recipe)},
+         {"plugin", v.plugin},
+         {"plugin_sha256", v.plugin_sha256},
+         {"build_cache_key", v.build_cache_key},
+         {"toolchain_id", v.toolchain_id},
+         {"device", v.device},
+         {"libraries", v.libraries}};
+  // Written only when set: a plan of --baseline/--candidate is laid out as before variants files.
+  if (!v.build.empty()) j["build"] = v.build;
+  if (!v.run.empty()) j["run"] = v.run;
+  return j;
 }
 
 BuildRecipe recipe_from_json(const json& j, const std::string& where) {
@@ -64,6 +68,13 @@ Variant variant_from_json(const json& j, const std::string& where) {
       throw Error(where + ".libraries: field '" + it.key() + "': expected a string");
     v.libraries[it.key()] = it->get<std::string>();
   }
+  if (j.contains("build"))
+    for (auto it = object_field(j, "build", where).begin(); it != j.at("build").end(); ++it) {
+      if (!it->is_string())
+        throw Error(where + ".build: field '" + it.key() + "': expected a string");
+      v.build[it.key()] = it->get<std::string>();
+    }
+  if (j.contains("run")) v.run = object_field(j, "run", where);
   return v;
 }
 
@@ -387,6 +398,12 @@ std::string new_run_nonce() {
 std::string plugin_digest(const fs::path& run_dir, const Variant& v) {
   const fs::path plugin = run_dir / v.plugin;
   return v.is_python() ? sha256_tree(plugin) : sha256_file(plugin);
+}
+
+Shape arm_shape(const Shape& s, const Variant& v) {
+  Shape out = s;
+  for (auto it = v.run.begin(); it != v.run.end(); ++it) out.params[it.key()] = *it;
+  return out;
 }
 
 fs::path result_path(const fs::path& run_dir, const Task& t) {

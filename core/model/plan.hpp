@@ -25,7 +25,9 @@
 namespace abh {
 
 struct Variant {
-  std::string name;  // "baseline" | "candidate"
+  // "baseline" | "candidate" (--baseline/--candidate), or a name of the variants file
+  // (model/variants_file.hpp). The plan's first variant is the baseline.
+  std::string name;
   SourceIdentity source;
   BuildRecipe recipe;
   // Path of the built plugin, relative to the run directory; for a Python plugin, the directory
@@ -36,6 +38,11 @@ struct Variant {
   std::string toolchain_id;
   std::string device;  // "cpu" or "cuda", as the built plugin declares itself
   std::map<std::string, std::string> libraries;  // the plugin's library versions
+  // The variants file's settings (docs/variants.md): build settings, already substituted into
+  // `recipe` (and so in the build cache key), and run settings, merged into every shape's params
+  // for this variant's arms (arm_shape). Both empty, and absent from the JSON, without a file.
+  std::map<std::string, std::string> build;
+  json run = json::object();
   bool is_python() const { return recipe.python.has_value(); }
   bool operator==(const Variant&) const = default;
 };
@@ -72,6 +79,8 @@ struct Plan {
   std::vector<std::string> placement_notes;
 
   const Variant& variant(const std::string& name) const;
+  // The variant every other one is compared with: the first.
+  const Variant& baseline() const { return variants.at(0); }
   const Shape& shape(const std::string& id) const;
   const Task* find_task(const std::string& shape, const std::string& arm) const;
 };
@@ -116,6 +125,10 @@ std::string new_run_nonce();
 // The digest of a variant's plugin as it is now: the file's SHA-256, or for a Python plugin the
 // SHA-256 of its source tree. Equal to plugin_sha256 while nothing changed it.
 std::string plugin_digest(const std::filesystem::path& run_dir, const Variant& v);
+
+// The shape as `v`'s arms measure it: its params with v's run settings merged in (a run setting
+// replaces a parameter of the same name). The shape itself when v has none.
+Shape arm_shape(const Shape& s, const Variant& v);
 
 // Where one arm's files live inside a run directory.
 std::filesystem::path result_path(const std::filesystem::path& run_dir, const Task& t);

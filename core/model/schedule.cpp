@@ -22,6 +22,36 @@ const std::map<std::string, Pattern>& registry() {
   return r;
 }
 
+// One block of a variants-file schedule: indices into the variants (0 is the baseline).
+std::vector<std::size_t> nway_block(const std::string& name, std::size_t k, std::mt19937_64& rng) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < k; ++i) order.push_back(i);
+  if (name == "aba") {
+    order.push_back(0);
+  } else if (name == "abba") {
+    for (std::size_t i = k; i-- > 0;) order.push_back(i);
+  } else {
+    // random: Fisher-Yates with the plan's seeded generator, the same order on every platform.
+    for (std::size_t i = k - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
+  }
+  return order;
+}
+
+// The planned blocks alone must give one variant two arms, or nothing measures how much whole
+// arms differ and no interval can be trusted.
+void require_two_arms(const std::vector<Task>& tasks, std::size_t first, const ScheduleOptions& opt,
+                      const std::string& baseline) {
+  std::map<std::string, int> planned;
+  for (std::size_t i = first; i < tasks.size(); ++i)
+    if (!tasks[i].conditional) ++planned[tasks[i].variant];
+  for (const auto& [variant, arms] : planned)
+    if (arms >= 2) return;
+  throw UsageError("--schedule " + opt.name + " with --rounds " + std::to_string(opt.rounds) +
+                   " gives each shape one " + baseline +
+                   " arm and one arm of each other variant: the variation between arms cannot "
+                   "be estimated; use --rounds 2 or more");
+}
+
 }  // namespace
 
 json to_json(const ScheduleOptions& o) {
@@ -62,7 +92,8 @@ std::vector<std::string> schedule_names() {
   return out;
 }
 
-std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt) {
+std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt,
+                                const std::vector<std::string>& variants) {
   auto it = registry().find(opt.name);
   if (it == registry().end()) {
     throw UsageError("--schedule '" + opt.name + "' is unknown: use one of " +
@@ -71,9 +102,27 @@ std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const Schedule
   if (opt.rounds < 1) throw UsageError("--rounds must be >= 1");
   if (opt.gpus < 1) throw UsageError("--gpus must name at least one GPU");
   if (opt.until_decided < 0) throw UsageError("--until-decided must be >= 0");
+  if (variants.size() < 2) throw UsageError("a run compares at least two variants");
   std::mt19937_64 rng(opt.seed);
   std::vector<Task> tasks;
-  for (size_t s = 0; s < shapes.size(); ++s) {
+  const bool letters = variants == two_variants();
+  for (size_t s = 0; s < shapes.size() && !letters; ++s) {
+    const size_t first = tasks.size();
+    std::map<std::size_t, int> count;
+    for (int r = 0; r < opt.rounds + opt.until_decided; ++r)
+      for (std::size_t v : nway_block(opt.name, variants.size(), rng)) {
+        Task t;
+        t.shape = shapes[s].id;
+        t.variant = variants[v];
+        t.arm = variants[v] + "." + std::to_string(++count[v]);
+        t.round = r;
+        t.gpu = static_cast<int>(s % static_cast<size_t>(opt.gpus));
+        t.conditional = r >= opt.rounds;
+        tasks.push_back(std::move(t));
+      }
+    require_two_arms(tasks, first, opt, variants[0]);
+  }
+  for (size_t s = 0; s < shapes.size() && letters; ++s) {
     // This shape's tasks are the ones from here on: each loop below looks at them only, so a
     // grid's schedule costs one pass, not one pass over every earlier shape's tasks per shape.
     const size_t first = tasks.size();

@@ -16,8 +16,10 @@ namespace abh {
 
 struct Task {
   std::string shape;
-  std::string arm;      // "A1", "B", "A2" (ABA); "A1","B1","B2","A2" (ABBA); ...
-  std::string variant;  // "baseline" (A arms) or "candidate" (B arms)
+  // Two variants: "A1", "B", "A2" (ABA); "A1","B1","B2","A2" (ABBA); ... With a variants file:
+  // "<variant>.<n>", the variant's n-th arm of the shape ("o2.1", "o3.1", "pr.1", "o2.2").
+  std::string arm;
+  std::string variant;  // "baseline" (A arms) or "candidate" (B arms), or the variant's name
   int round = 0;        // the block this arm belongs to (0 for the first)
   int gpu = 0;          // index into the plan's GPUs; all arms of a shape share it
   // A block of --until-decided: it runs only when the adaptive rule calls for it
@@ -57,11 +59,24 @@ struct ScheduleOptions {
 json to_json(const ScheduleOptions& o);
 ScheduleOptions schedule_options_from_json(const json& j, const std::string& where);
 
+// The variants of --baseline/--candidate, whose arms are named A1, B, A2.
+inline const std::vector<std::string>& two_variants() {
+  static const std::vector<std::string> v{"baseline", "candidate"};
+  return v;
+}
+
 // Returns the tasks in execution order (shape by shape; the arms of a shape back to back), the
 // planned blocks of each shape followed by its until_decided conditional blocks. Throws
 // UsageError for a schedule that leaves no shape two arms of one variant: the variation between
 // arms could not be estimated (statistics.hpp).
-std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt);
+//
+// `variants` are the plan's, the baseline first. With two_variants() the blocks are the
+// schedule's letters (ABA, ABBA, AB or BA). With any others (a variants file, docs/variants.md)
+// every block measures every variant, the baseline first and last: aba is A B C .. A, abba is
+// A B C .. C B A, random a seeded random order of all of them per block; arms are named
+// <variant>.<n>.
+std::vector<Task> make_schedule(const std::vector<Shape>& shapes, const ScheduleOptions& opt,
+                                const std::vector<std::string>& variants = two_variants());
 std::vector<std::string> schedule_names();
 
 }  // namespace abh

@@ -6,6 +6,7 @@
 
 #include "report/report_builder.hpp"
 #include "report/report_notes.hpp"
+#include "report/variants_report.hpp"
 
 namespace abh {
 namespace {
@@ -36,6 +37,17 @@ std::optional<std::vector<ArmOutcome>> arms_in_effect(
   return arms;
 }
 
+// The reports the rule judges: the plan's one comparison, or each candidate's of a variants
+// file (named), with the statistics options the plan recorded.
+std::vector<std::pair<std::string, Report>> judge(const Plan& plan,
+                                                  const std::vector<ArmOutcome>& arms) {
+  if (!is_variants_plan(plan)) return {{"", build_report(plan, arms, plan.schedule.decision, "")}};
+  std::vector<std::pair<std::string, Report>> out;
+  for (auto& c : build_variants_report(plan, arms, plan.schedule.decision, "").candidates)
+    out.emplace_back(c.name, std::move(c.report));
+  return out;
+}
+
 }  // namespace
 
 AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& outcomes) {
@@ -59,10 +71,20 @@ AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& 
     // Every shape is judged again at every step, those that looked decided before included: the
     // prior of the between-arm variance is pooled over the shapes, so the blocks of other shapes
     // can widen an interval that once looked decided (docs/statistics.md).
-    const Report r = build_report(plan, *arms, plan.schedule.decision, "");
+    const std::vector<std::pair<std::string, Report>> judged = judge(plan, *arms);
     bool any = false;
-    for (const auto& row : r.shapes) {
-      const std::string why = wants_block(row, plan.schedule.confirm);
+    for (std::size_t i = 0; i < judged.front().second.shapes.size(); ++i) {
+      // A block measures every variant: a shape gets one when any candidate's comparison wants
+      // it (the first that does is named).
+      const ShapeRow& row = judged.front().second.shapes[i];
+      std::string why;
+      for (const auto& [name, r] : judged) {
+        why = wants_block(r.shapes[i], plan.schedule.confirm);
+        if (!why.empty()) {
+          if (!name.empty()) why = name + ": " + why;
+          break;
+        }
+      }
       if (why.empty()) {
         decided_once.insert(row.shape);
         continue;

@@ -518,7 +518,7 @@ int main(int argc, char** argv) {
                        fs::path src = work / "src";
                        write_text(src / abh::kManifestName, text);
                        try {
-                         abh::load_recipe(src, "cpu", abh::SubstitutionVars{"/inc", "/cuda"});
+                         abh::load_recipe(src, "cpu", abh::SubstitutionVars{"/inc", "/cuda", {}});
                          return true;
                        } catch (const std::exception&) {
                          return false;

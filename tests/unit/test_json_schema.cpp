@@ -162,7 +162,7 @@ TEST_CASE("json_schema: a broken manifest names the file, the pointer and the fi
   typo["artefact"] = "x";
   CHECK(message(manifest_with(typo), "manifest") ==
         "f.json: /plugins/cpu/artefact: unknown field; fix: remove it or fix its name: the fields "
-        "here are argv, artifact, env, kind, python, shell, timeout_s");
+        "here are argv, artifact, build_settings, env, kind, python, shell, timeout_s");
   json arg = good;
   arg["argv"] = {"make", 3};
   CHECK(message(manifest_with(arg), "manifest") ==
@@ -178,7 +178,7 @@ TEST_CASE("json_schema: a broken manifest names the file, the pointer and the fi
 TEST_CASE("json_schema: patterns are bounded, so hostile strings are refused without a crash") {
   // The schemas of the files users write, validated at run time (plan, result and report are
   // written by abharness and validated by tests and tools, not by std::regex).
-  for (const std::string n : {"grid", "manifest"}) {
+  for (const std::string n : {"grid", "manifest", "variants"}) {
     std::vector<std::string> patterns;
     collect_patterns(json::parse(embedded_schema(n)), patterns);
     for (const auto& p : patterns) {

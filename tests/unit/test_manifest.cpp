@@ -19,7 +19,7 @@ using abh::test::contains;
 using abh::test::error_of;
 using abh::test::write;
 
-const abh::SubstitutionVars kVars{"/opt/abh/include", "/usr/local/cuda"};
+const abh::SubstitutionVars kVars{"/opt/abh/include", "/usr/local/cuda", {}};
 
 void write_manifest(const fs::path& src, const json& plugins) {
   write(src / "abharness.json", json{{"schema_version", 1}, {"plugins", plugins}}.dump(2));
@@ -136,7 +136,7 @@ TEST_CASE("manifest: errors name the file, the field and the fix") {
   cuda["argv"] = {"${CUDA_HOME}/bin/nvcc"};
   write_manifest(tmp.path(), {{"cpu", cuda}});
   std::string no_cuda = error_of([&] {
-    abh::load_recipe(tmp.path(), "cpu", {"/opt/abh/include", ""});
+    abh::load_recipe(tmp.path(), "cpu", {"/opt/abh/include", "", {}});
   });
   CHECK(contains(no_cuda, "/plugins/cpu/argv/0"));
   CHECK(contains(no_cuda, "${CUDA_HOME}"));
@@ -203,4 +203,50 @@ TEST_CASE("manifest: a Python plugin may compile something first") {
   // A C++ recipe's JSON has no "python" key: its build cache key stays what it was.
   write_manifest(tmp.path(), {{"cpu", {{"argv", {"make"}}, {"artifact", "libk.so"}}}});
   CHECK_FALSE(abh::to_json(abh::load_recipe(tmp.path(), "cpu", kVars)).contains("python"));
+}
+
+TEST_CASE("manifest: build settings are substituted, set in the environment, and checked") {
+  abh::test::TempDir tmp("abh-manifest");
+  write_manifest(tmp.path(), {{"cpu",
+                               {{"argv", {"c++", "${OPT}", "-DV=${VEC}", "k.cpp"}},
+                                {"artifact", "libk.so"},
+                                {"env", {{"CXXFLAGS", "${OPT} -g"}}},
+                                {"build_settings", {{"OPT", "-O2"}, {"VEC", "1"}}}}},
+                              {"plain", {{"argv", {"c++", "${OPT}"}}, {"artifact", "x.so"}}}});
+  abh::SubstitutionVars vars = kVars;
+  BuildRecipe defaults = abh::load_recipe(tmp.path(), "cpu", vars);
+  CHECK(defaults.argv == std::vector<std::string>{"c++", "-O2", "-DV=1", "k.cpp"});
+  CHECK(defaults.env.at("CXXFLAGS") == "-O2 -g");
+  CHECK(defaults.env.at("OPT") == "-O2");
+  vars.build_settings = {{"OPT", "-O3"}};
+  BuildRecipe o3 = abh::load_recipe(tmp.path(), "cpu", vars);
+  CHECK(o3.argv[1] == "-O3");
+  CHECK(o3.env.at("OPT") == "-O3");
+  CHECK(o3.env.at("VEC") == "1");
+  // Another setting is another recipe, and so another build cache key.
+  CHECK(abh::to_json(o3) != abh::to_json(defaults));
+
+  SUBCASE("a setting the target does not declare names the variant's field and the fix") {
+    vars.build_settings = {{"OPTT", "-O3"}};
+    const std::string e = error_of([&] { abh::load_recipe(tmp.path(), "cpu", vars); });
+    CHECK(contains(e, "/plugins/cpu"));
+    CHECK(contains(e, "field build.OPTT"));
+    CHECK(contains(e, "it declares: OPT, VEC"));
+    CHECK(contains(e, "build_settings"));
+  }
+  SUBCASE("an unknown ${NAME} in the argv of a target with settings is named") {
+    write_manifest(tmp.path(), {{"cpu",
+                                 {{"argv", {"c++", "${OPTS}"}},
+                                  {"artifact", "libk.so"},
+                                  {"build_settings", {{"OPT", "-O2"}}}}}});
+    const std::string e = error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); });
+    CHECK(contains(e, "/plugins/cpu/argv/1"));
+    CHECK(contains(e, "${OPTS}"));
+  }
+  SUBCASE("without declared settings ${...} stays literal, as before") {
+    CHECK(abh::load_recipe(tmp.path(), "plain", kVars).argv[1] == "${OPT}");
+    vars.build_settings = {{"OPT", "-O3"}};
+    CHECK(contains(error_of([&] { abh::load_recipe(tmp.path(), "plain", vars); }),
+                   "it declares none"));
+  }
 }

@@ -117,10 +117,13 @@ TEST_CASE("planner: a request resolves both revisions to commits and reads the g
   Request r;
   ResolvedRequest got = resolve_request(r.req);
   CHECK(got.repo == r.repo.root());
-  CHECK(got.baseline.commit == trim(r.repo.git("rev-parse HEAD~1")));
-  CHECK(got.baseline.requested == "HEAD~1");
-  CHECK(got.candidate.commit == r.repo.head());
-  CHECK(got.candidate.kind == "commit");
+  REQUIRE(got.variants.size() == 2);
+  CHECK(got.variants[0].spec.name == "baseline");
+  CHECK(got.variants[0].source.commit == trim(r.repo.git("rev-parse HEAD~1")));
+  CHECK(got.variants[0].source.requested == "HEAD~1");
+  CHECK(got.variants[1].spec.name == "candidate");
+  CHECK(got.variants[1].source.commit == r.repo.head());
+  CHECK(got.variants[1].source.kind == "commit");
   REQUIRE(got.grid.shapes.size() == 2);
   CHECK(got.grid.shapes[1].id == "m64");
 }
@@ -203,11 +206,15 @@ TEST_CASE("planner: make_plan builds both variants and writes the plan it return
   CHECK(plan.repo == repo.string());
   CHECK(plan.worker_sha256 == worker_digest_now());
   REQUIRE(plan.variants.size() == 2);
-  for (const auto& [v, source] : {std::pair{&plan.variants[0], &resolved.baseline},
-                                  std::pair{&plan.variants[1], &resolved.candidate}}) {
-    CHECK(v->source == *source);
-    CHECK(v->device == "cpu");
-    CHECK(v->plugin_sha256 == sha256_file(run_dir / v->plugin));
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Variant& v = plan.variants[i];
+    CHECK(v.source == resolved.variants[i].source);
+    CHECK(v.device == "cpu");
+    CHECK(v.plugin_sha256 == sha256_file(run_dir / v.plugin));
+    // A run of --baseline/--candidate has no settings, and its plan none of their fields.
+    CHECK(v.build.empty());
+    CHECK_FALSE(to_json(plan)["variants"][i].contains("build"));
+    CHECK_FALSE(to_json(plan)["variants"][i].contains("run"));
   }
   CHECK(plan.variants[0].name == "baseline");
   CHECK(plan.variants[1].name == "candidate");
@@ -271,6 +278,7 @@ TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
   Plan plan;
   for (const char* rev : {"HEAD~1", "HEAD"}) {
     Variant v;
+    v.name = plan.variants.empty() ? "baseline" : "candidate";
     v.source.requested = rev;
     plan.variants.push_back(v);
   }

@@ -2,6 +2,7 @@
 // seeded random order, and the usage errors of a bad schedule.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -131,4 +132,42 @@ TEST_CASE("schedule: start_ahead is in the JSON, and a schedule written before i
   json old = j;
   old.erase("start_ahead");
   CHECK(schedule_options_from_json(old, "plan.json: schedule").start_ahead == 0);
+}
+
+TEST_CASE("schedule: a variants file's blocks measure every variant, the baseline first and last") {
+  const std::vector<std::string> abc{"o2", "o3", "pr"};
+  CHECK(arms_of(make_schedule(shapes(1), {}, abc), "s0") == "o2.1 o3.1 pr.1 o2.2");
+  ScheduleOptions abba;
+  abba.name = "abba";
+  CHECK(arms_of(make_schedule(shapes(1), abba, abc), "s0") == "o2.1 o3.1 pr.1 pr.2 o3.2 o2.2");
+  ScheduleOptions two;
+  two.rounds = 2;
+  two.until_decided = 1;
+  const auto tasks = make_schedule(shapes(1), two, abc);
+  CHECK(arms_of(tasks, "s0") == "o2.1 o3.1 pr.1 o2.2 o2.3 o3.2 pr.2 o2.4 o2.5 o3.3 pr.3 o2.6");
+  CHECK(tasks[8].conditional);
+  CHECK(tasks[8].round == 2);
+  CHECK_FALSE(tasks[7].conditional);
+  CHECK(tasks[5].variant == "o3");
+}
+
+TEST_CASE("schedule: a variants file's random blocks are seeded orders of every variant") {
+  const std::vector<std::string> abcd{"a", "b", "c", "d"};
+  ScheduleOptions r;
+  r.name = "random";
+  r.rounds = 6;
+  r.seed = 7;
+  const auto tasks = make_schedule(shapes(1), r, abcd);
+  REQUIRE(tasks.size() == 24);
+  CHECK(describe(tasks) == describe(make_schedule(shapes(1), r, abcd)));
+  bool varied = false;
+  for (std::size_t b = 0; b < 6; ++b) {
+    std::set<std::string> in_block;
+    for (std::size_t i = 0; i < 4; ++i) in_block.insert(tasks[b * 4 + i].variant);
+    CHECK(in_block.size() == 4);
+    varied = varied || tasks[b * 4].variant != "a";
+  }
+  CHECK(varied);
+  r.rounds = 1;
+  CHECK_THROWS_AS(make_schedule(shapes(1), r, abcd), UsageError);
 }
