@@ -138,7 +138,7 @@ void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
   }
   std::vector<std::string> argv{worker.string()};
   for (auto& a : worker_protocol::check_args(run_dir / v.plugin, scratch.root() / shapes,
-                                             plan.settings.tactic, gpu))
+                                             variant_tactic(v, plan.settings.tactic), gpu))
     argv.push_back(std::move(a));
   run_check(argv, env, scratch, v.name, worker_protocol::kErrorPrefix,
             "the " + v.name + " plugin " + v.plugin);
@@ -153,10 +153,11 @@ void check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
   const PythonPlugin& py = *v.recipe.python;
   std::vector<std::string> argv{plan.python->executable};
   for (const char* flag : worker_protocol::kPythonFlags) argv.emplace_back(flag);
-  argv.insert(argv.end(), {"-c", kPythonCheck, (run_dir / v.plugin).string(),
-                           python_front_end(worker).parent_path().string(), py.module, py.entry,
-                           py.device == "cpu" ? "create" : "import",
-                           (scratch.root() / shapes).string(), plan.settings.tactic});
+  argv.insert(argv.end(),
+              {"-c", kPythonCheck, (run_dir / v.plugin).string(),
+               python_front_end(worker).parent_path().string(), py.module, py.entry,
+               py.device == "cpu" ? "create" : "import", (scratch.root() / shapes).string(),
+               variant_tactic(v, plan.settings.tactic)});
   run_check(argv, {}, scratch, v.name, kPythonCheckPrefix,
             "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
                 plan.python->executable + ")");

@@ -109,7 +109,8 @@ PlannedArm find_arm(const Plan& plan, const ArmRequest& req) {
   if (!task) throw UsageError("plan " + plan.run_id + " has no arm " + req.shape + "/" + req.arm);
   const Shape& shape = plan.shape(task->shape);
   const Variant& variant = plan.variant(task->variant);
-  return {plan, *task, variant, arm_shape(shape, variant), arm_settings(plan.settings, shape)};
+  return {plan, *task, variant, arm_shape(shape, variant),
+          arm_settings(plan.settings, shape, variant)};
 }
 
 // Read the plan: what is measured, with which binaries (hashed as they are now, not as planned:

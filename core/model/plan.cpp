@@ -402,8 +402,20 @@ std::string plugin_digest(const fs::path& run_dir, const Variant& v) {
 
 Shape arm_shape(const Shape& s, const Variant& v) {
   Shape out = s;
-  for (auto it = v.run.begin(); it != v.run.end(); ++it) out.params[it.key()] = *it;
+  for (auto it = v.run.begin(); it != v.run.end(); ++it)
+    if (it.key() != kTacticRunSetting) out.params[it.key()] = *it;
   return out;
+}
+
+MeasureSettings arm_settings(const MeasureSettings& plan, const Shape& s, const Variant& v) {
+  MeasureSettings out = arm_settings(plan, s);
+  out.tactic = variant_tactic(v, out.tactic);
+  return out;
+}
+
+std::string variant_tactic(const Variant& v, const std::string& plan_tactic) {
+  const auto it = v.run.find(kTacticRunSetting);
+  return it != v.run.end() && it->is_string() ? it->get<std::string>() : plan_tactic;
 }
 
 fs::path result_path(const fs::path& run_dir, const Task& t) {

@@ -126,9 +126,19 @@ std::string new_run_nonce();
 // SHA-256 of its source tree. Equal to plugin_sha256 while nothing changed it.
 std::string plugin_digest(const std::filesystem::path& run_dir, const Variant& v);
 
+// The run setting that is the harness's, not the plugin's: a variant's tactic mode or key
+// (MeasureSettings::tactic), so that one build can be measured tuned and untuned in one run.
+inline constexpr const char* kTacticRunSetting = "tactic";
+
 // The shape as `v`'s arms measure it: its params with v's run settings merged in (a run setting
-// replaces a parameter of the same name). The shape itself when v has none.
+// replaces a parameter of the same name), the tactic setting left out. The shape itself when v
+// has none.
 Shape arm_shape(const Shape& s, const Variant& v);
+// The tactic `v`'s arms measure: its run setting, or else the plan's `--tactic`.
+std::string variant_tactic(const Variant& v, const std::string& plan_tactic);
+// The settings an arm of `v` measures shape `s` with (what its result's invocation records): the
+// plan's, with the shape's one timing (arm_settings) and the variant's tactic.
+MeasureSettings arm_settings(const MeasureSettings& plan, const Shape& s, const Variant& v);
 
 // Where one arm's files live inside a run directory.
 std::filesystem::path result_path(const std::filesystem::path& run_dir, const Task& t);

@@ -177,12 +177,18 @@ std::optional<ArmResult> validate_result(const PlanIndex& index, const Task& tas
   const Shape* planned_shape = index.shape(task.shape);
   if (!planned_shape) throw Error("plan " + plan.run_id + " has no shape '" + task.shape + "'");
   const Shape& shape = *planned_shape;
-  // The arm's settings: the plan's, with its shape's one timing (model/timing.hpp).
-  // The variant's run settings are in the params its arms measured (arm_shape).
+  // The arm's settings: the plan's, with its shape's one timing and its variant's tactic; the
+  // variant's other run settings are in the params its arms measured (model/plan.hpp).
   const Variant& v = plan.variant(task.variant);
-  Invocation want{
-      plan.run_id,  plan.run_nonce, shape.id,           arm_shape(shape, v).params,        task.arm,
-      task.variant, task.round,     plan.plugin_target, arm_settings(plan.settings, shape)};
+  Invocation want{plan.run_id,
+                  plan.run_nonce,
+                  shape.id,
+                  arm_shape(shape, v).params,
+                  task.arm,
+                  task.variant,
+                  task.round,
+                  plan.plugin_target,
+                  arm_settings(plan.settings, shape, v)};
   diff_json(to_json(want), to_json(r.invocation), "invocation", "invocation", file, problems);
   diff_json(to_json(v.source), to_json(r.source), "source", "source-identity", file, problems);
   if (r.plugin_sha256 != v.plugin_sha256)

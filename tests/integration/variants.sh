@@ -125,6 +125,25 @@ expect_rc 2 "$ABH" report runs/g --gate-on fast --quiet
 grep -q "\-\-gate-on fast: not a candidate of this run (candidates: slow, same; the baseline fast is not gated)" "$T/last.err" \
   || fail "--gate-on of the baseline not refused clearly: $(cat "$T/last.err")"
 
+# A tactic mode as a run setting: one build measured tuned and untuned in one run. The tactic is
+# the harness's setting, never a plugin parameter: the plugin would refuse an unknown one.
+cat > tactics.json <<'JSON'
+{ "schema_version": 1, "baseline": "tuned",
+  "variants": [ { "name": "tuned", "revision": "HEAD" },
+                { "name": "untuned", "revision": "HEAD", "run": { "tactic": "default" } } ] }
+JSON
+expect_rc 0 "$ABH" run --repo repo --variants tactics.json --grid grid.json --runs-root runs \
+  --run-id tactics "${FAST[@]}" --quiet
+for f in runs/tactics/results/*/*.json; do
+  choice=$(jget "$f" 'j["measurement"]["tactic_choice"]')
+  case $(jget "$f" 'j["invocation"]["variant"]') in
+    tuned) [ "$choice" = "only tactic" ] || fail "$f: tuned arm chose by '$choice'" ;;
+    untuned) [ "$choice" = "default: the plugin's first tactic, not tuned" ] || fail "$f: untuned arm chose by '$choice'" ;;
+  esac
+  [ "$(jget "$f" '"tactic" in j["invocation"]["params"]')" = False ] || fail "$f: tactic passed to the plugin"
+done
+expect_rc 0 "$ABH" verify runs/tactics
+
 # Bad files: refused before anything is built, naming the file, the variant and the field.
 bad() {  # bad NAME JSON MESSAGE
   echo "$2" > "$1.json"
@@ -149,6 +168,8 @@ bad setting '{"schema_version":1,"baseline":"a","variants":[{"name":"a","revisio
   "b (HEAD): "
 grep -qF "field build.OPTT) is not declared by this target (it declares: OPT)" "$T/last.err" \
   || fail "an undeclared build setting is not named"
+bad tactic '{"schema_version":1,"baseline":"a","variants":[{"name":"a","revision":"HEAD"},{"name":"b","revision":"HEAD","run":{"tactic":7}}]}' \
+  "/variants/1/run/tactic"
 expect_rc 2 "$ABH" run --repo repo --variants variants.json --baseline HEAD --grid grid.json
 grep -q "leave --baseline/--candidate out" "$T/last.err" || fail "--variants with --baseline not refused"
 expect_rc 2 "$ABH" run --repo repo --baseline HEAD --grid grid.json

@@ -266,3 +266,15 @@ TEST_CASE("plan: write_plan writes to_json(p) with its digest, and returns the f
   CHECK(back.file_sha256 == written);
   CHECK(to_json(back) == to_json(p));
 }
+
+TEST_CASE("plan: a variant's run settings reach its shapes' params, its tactic the settings") {
+  Shape s;
+  s.id = "m8";
+  s.params = json{{"m", 8}, {"k", 16}};
+  Variant v;
+  CHECK(arm_shape(s, v).params == s.params);
+  CHECK(variant_tactic(v, "auto") == "auto");
+  v.run = json{{"k", 32}, {"seed", 3}, {"tactic", "default"}};
+  CHECK(arm_shape(s, v).params == json{{"m", 8}, {"k", 32}, {"seed", 3}});
+  CHECK(variant_tactic(v, "auto") == "default");
+}
