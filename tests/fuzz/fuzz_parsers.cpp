@@ -1,14 +1,15 @@
 // Mutation fuzzer for every document abharness reads back: plans, results (parsing and provenance
-// validation, alone and over a run directory), grids, build manifests, reports, source identities
-// and the worker's tactic cache. Inputs are mutations of real documents (tests/fuzz/seeds, the
-// example manifest and grid, a tactic cache written by the worker code itself): byte flips,
-// truncations, NUL bytes, 10k-level nesting, huge numbers, wrong types per field, deleted and
-// duplicate keys, very long strings, grafted subtrees. Built with ASan and UBSan (no recovery), so
-// a memory error or undefined behaviour ends the run; besides not crashing, each target must
-// either accept the input or throw a std::exception, and the validators must never throw at all
-// (a damaged result is a provenance problem, exit 3, not an internal error). A target that takes
-// more than --hang-seconds on one input fails the run. The input that killed the process is
-// written to fuzz-crash-input.json (ASan death callback) so it can be replayed.
+// validation, alone and over a run directory), grids, variants files, build manifests, reports,
+// source identities and the worker's tactic cache. Inputs are mutations of real documents
+// (tests/fuzz/seeds, the example manifest, grid and variants file, a tactic cache written by the
+// worker code itself): byte flips, truncations, NUL bytes, 10k-level nesting, huge numbers, wrong
+// types per field, deleted and duplicate keys, very long strings, grafted subtrees. Built with
+// ASan and UBSan (no recovery), so a memory error or undefined behaviour ends the run; besides not
+// crashing, each target must either accept the input or throw a std::exception, and the validators
+// must never throw at all (a damaged result is a provenance problem, exit 3, not an internal
+// error). A target that takes more than --hang-seconds on one input fails the run. The input that
+// killed the process is written to fuzz-crash-input.json (ASan death callback) so it can be
+// replayed.
 #include <fcntl.h>
 #include <sanitizer/common_interface_defs.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #include "model/manifest.hpp"
 #include "model/plan.hpp"
 #include "model/result.hpp"
+#include "model/variants_file.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/report_json.hpp"
@@ -409,6 +411,8 @@ int main(int argc, char** argv) {
   const json manifest_seed =
       read_seed(fs::path(ABH_SOURCE_DIR) / "examples/cpu-gemm/abharness.json");
   const json grid_seed = read_seed(fs::path(ABH_SOURCE_DIR) / "examples/cpu-gemm/shapes.json");
+  const json variants_seed =
+      read_seed(fs::path(ABH_SOURCE_DIR) / "examples/cpu-gemm/variants.json");
   abh::Plan plan = abh::plan_from_json(plan_seed, "seeds/plan.json");
   plan.file_sha256 = abh::sha256_hex(plan_seed.dump(2));
   const abh::ArmResult seed_result = abh::result_from_json(result_seed, "seeds/result.json");
@@ -428,6 +432,7 @@ int main(int argc, char** argv) {
     }
     abh::report_from_json(report_seed, "seeds/report.json");
     abh::grid_from_json(grid_seed, "shapes.json");
+    abh::variants_file_from_json(variants_seed, "variants.json");
   }
   const fs::path run_dir = work / "run";
   write_text(abh::plan_path(run_dir), plan_seed.dump(2));
@@ -509,6 +514,16 @@ int main(int argc, char** argv) {
                        write_text(p, text);
                        try {
                          abh::load_grid(p);
+                         return true;
+                       } catch (const std::exception&) {
+                         return false;
+                       }
+                     }});
+  targets.push_back({"variants", variants_seed, [&](const std::string& text) {
+                       fs::path p = work / "variants.json";
+                       write_text(p, text);
+                       try {
+                         abh::load_variants_file(p);
                          return true;
                        } catch (const std::exception&) {
                          return false;

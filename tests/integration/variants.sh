@@ -7,13 +7,8 @@
 source "$ABH_TESTLIB"
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 small_grid
-cat > variants.json <<'JSON'
-{ "schema_version": 1, "baseline": "naive",
-  "variants": [
-    { "name": "naive", "revision": "HEAD~1" },
-    { "name": "blocked_o1", "revision": "HEAD", "build": { "OPT": "-O1" } },
-    { "name": "blocked_o3", "revision": "HEAD", "build": { "OPT": "-O3" } } ] }
-JSON
+# The example's own variants file: naive (HEAD~1), blocked at -O1 and at -O3 (HEAD).
+cp "$ABH_SOURCE_DIR/examples/cpu-gemm/variants.json" variants.json
 expect_rc 0 "$ABH" run --repo repo --variants variants.json --grid grid.json --runs-root runs \
   --run-id v "${FAST[@]}" --color never
 out=$(cat "$T/last.out")

@@ -159,3 +159,34 @@ TEST_CASE("adaptive: a shape decided early is judged again, and undecided gets i
     for (int j = 2; j <= 4; ++j) CHECK(b.required.count({row.shape, j}) == 1);
   }
 }
+
+TEST_CASE("adaptive: with a variants file, one undecided candidate gives every variant a block") {
+  // Baseline a, candidates fast and twin. Shape 0: both 2x faster, decided. Shape 1: the
+  // baseline's A2 is 5 % slower than its A1; fast, 2x faster, is decided even so, twin (the
+  // baseline's speed) is not: the shape's next block measures all three variants again.
+  Plan p = make_plan(2);
+  p.variants[0].name = "a";
+  p.variants[1].name = "fast";
+  Variant twin = p.variants[0];
+  twin.name = "twin";
+  p.variants.push_back(twin);
+  p.schedule.until_decided = 2;
+  p.tasks = make_schedule(p.shapes, p.schedule, {"a", "fast", "twin"});
+  std::vector<ArmOutcome> out;
+  std::uint64_t seed = 0;
+  for (const Task& t : p.tasks) {
+    if (t.round > 0) continue;
+    double ns = t.variant == "a" ? 10000 : 5000;
+    if (t.shape == p.shapes[1].id && t.variant == "twin") ns = 10000;
+    if (t.shape == p.shapes[1].id && t.arm == "a.2") ns = 10500;
+    out.push_back({t, make_result(p, t, ns, ++seed), ""});
+  }
+  const AdaptiveBlocks b = adaptive_blocks(p, out);
+  CHECK(b.required == std::set<std::pair<std::string, int>>{{p.shapes[1].id, 1}});
+  REQUIRE(b.reasons.size() == 1);
+  CHECK(b.reasons[0].rfind(p.shapes[1].id + " block 1: twin: ", 0) == 0);
+  std::set<std::string> next;
+  for (const Task& t : p.tasks)
+    if (t.conditional && in_effect(t, b)) next.insert(t.arm);
+  CHECK(next == std::set<std::string>{"a.3", "fast.2", "twin.2", "a.4"});
+}
