@@ -60,11 +60,15 @@ std::optional<fs::path> report_dir(const fs::path& run_dir, const ReportFlags& f
                    "--print FORMAT prints one on stdout");
 }
 
-std::optional<fs::path> write_reports(const Report& report, const fs::path& run_dir,
-                                      const ReportFlags& flags) {
+// Writes report.<extension> of every format of `table` but the terminal's, into the run
+// directory (without following links) or into --out; returns where, or nothing when the reports
+// were not written (report_dir). `table` is report_format_table() or variants_format_table().
+template <typename FormatTable, typename Document>
+std::optional<fs::path> write_reports(const FormatTable& table, const Document& report,
+                                      const fs::path& run_dir, const ReportFlags& flags) {
   const std::optional<fs::path> dir = report_dir(run_dir, flags);
   if (!dir) return dir;
-  for (const auto& f : report_format_table())
+  for (const auto& f : table)
     if (f.name != "terminal") {
       if (flags.out.empty())
         RunDirFs(run_dir).write_atomic("report." + f.extension, f.render(report, {}));
@@ -73,10 +77,6 @@ std::optional<fs::path> write_reports(const Report& report, const fs::path& run_
     }
   return dir;
 }
-
-}  // namespace
-
-namespace {
 
 // Each gated comparison's shapes of one kind, prefixed with the candidate's name when there are
 // several candidates.
@@ -164,15 +164,8 @@ int conclude_variants(const fs::path& run_dir, const Plan& plan, const Validatio
   const VariantsReport report =
       build_variants_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
   const std::vector<NamedGate> gates = candidate_gates(report, flags);
-  const std::optional<fs::path> dir = report_dir(run_dir, flags);
-  if (dir)
-    for (const auto& f : variants_format_table())
-      if (f.name != "terminal") {
-        if (flags.out.empty())
-          RunDirFs(run_dir).write_atomic("report." + f.extension, f.render(report, {}));
-        else
-          write_file_atomic(*dir / ("report." + f.extension), f.render(report, {}));
-      }
+  const std::optional<fs::path> dir =
+      write_reports(variants_format_table(), report, run_dir, flags);
   RenderOptions term;
   term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   if (!flags.quiet || flags.print_asked) std::cout << render_variants(report, flags.print, term);
@@ -206,7 +199,8 @@ int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
         "--gate-on: this run compares one candidate (named candidate); --gate-on "
         "chooses among the candidates of a variants file (docs/variants.md)");
   Report report = build_report(plan, v.outcomes, flags.stats, v.result_set_digest, sol);
-  const std::optional<fs::path> written = write_reports(report, run_dir, flags);
+  const std::optional<fs::path> written =
+      write_reports(report_format_table(), report, run_dir, flags);
   RenderOptions term;
   term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   // Machine-readable output goes to stdout alone (progress and messages are on stderr), so

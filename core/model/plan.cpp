@@ -415,7 +415,11 @@ MeasureSettings arm_settings(const MeasureSettings& plan, const Shape& s, const 
 
 std::string variant_tactic(const Variant& v, const std::string& plan_tactic) {
   const auto it = v.run.find(kTacticRunSetting);
-  return it != v.run.end() && it->is_string() ? it->get<std::string>() : plan_tactic;
+  if (it == v.run.end()) return plan_tactic;
+  if (!it->is_string())
+    throw Error("variant " + v.name + ": run setting 'tactic' is " + it->dump() +
+                ", not a string (auto, default or a tactic key)");
+  return it->get<std::string>();
 }
 
 fs::path result_path(const fs::path& run_dir, const Task& t) {

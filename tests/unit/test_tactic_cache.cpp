@@ -212,7 +212,8 @@ TEST_CASE("tactic cache: without a cache file every arm tunes, and nothing is wr
   CHECK_FALSE(fs::exists(f.tmp.path() / "tactics.json"));
 }
 
-TEST_CASE("tactic cache: default measures the first tactic, untuned and uncached, even when slower") {
+TEST_CASE(
+    "tactic cache: default measures the first tactic, untuned and uncached, even when slower") {
   Fixture f;
   const TacticChoice c = f.choose("default");
   CHECK(c.key == "t0");  // 300 ns, the slowest: the untuned path is what is asked for
