@@ -10,6 +10,9 @@
 #   e.g. bench/arm_repeat.sh '{"m":4096,"n":19968,"k":6656,"precision":"bf16"}' 5 \
 #          clock_floor=0 clock_floor=0.97
 #   BIN (abharness-worker) and PLUG (plugins) default to build/bin and build/plugins.
+#   BETWEEN=PARAMS_JSON: a worker of that other shape runs (unreported) before each rep, as a
+#   sweep's A1 follows another shape's A2, where by default each rep follows its own shape.
+#   ENV_VARIANT=1: a variant's pairs are environment variables of the worker, not plan settings.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$root/build/bin}
@@ -23,6 +26,8 @@ mkdir -p "$work"
 for variant in "$@"; do
   settings=()
   [[ $variant == default ]] || IFS=, read -r -a settings <<<"$variant"
+  envs=()
+  if [[ -n ${ENV_VARIANT:-} ]]; then envs=(${settings[@]+"${settings[@]}"}); settings=(); fi
   vdir=$work/$(echo "$variant" | tr -c 'A-Za-z0-9._=\n-' '_')
   for ((i = 1; i <= reps; i++)); do
     d=$vdir/rep$i
@@ -31,8 +36,15 @@ for variant in "$@"; do
       "$params" ${settings[@]+"${settings[@]}"}
     # Later reps reuse the first rep's tuned tactic, as the arms of one sweep do.
     [[ $i == 1 ]] || cp "$vdir/rep1/tactics.json" "$d/" 2>/dev/null || true
+    if [[ -n ${BETWEEN:-} ]]; then
+      rm -rf "$d.between" && mkdir -p "$d.between"
+      python3 "$root/tests/gpu/make_plan.py" "$d.between" "$PLUG/libabh_cublaslt_gemm.so" \
+        "$work/env.json" "$BETWEEN"
+      env ${envs[@]+"${envs[@]}"} "$BIN/abharness-worker" run --run-dir "$d.between" --shape s \
+        --arm A1 >/dev/null 2>&1 || echo "between rep $i failed"
+    fi
     s=$(date +%s.%N)
-    "$BIN/abharness-worker" run --run-dir "$d" --shape s --arm A1 >"$d/out.txt" 2>"$d/err.txt" ||
+    env ${envs[@]+"${envs[@]}"} "$BIN/abharness-worker" run --run-dir "$d" --shape s --arm A1 >"$d/out.txt" 2>"$d/err.txt" ||
       { echo "$variant rep $i failed:"; tail -3 "$d/err.txt"; }
     python3 -c "print($(date +%s.%N) - $s)" >"$d/wall"
   done
@@ -40,6 +52,7 @@ for variant in "$@"; do
 import json, statistics, sys
 vdir, variant, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 meds, kept, rej, pause, walls, noise, mhz, reasons = [], [], [], [], [], [], [], []
+per_set = []
 for i in range(1, reps + 1):
     try:
         r = json.load(open(f"{vdir}/rep{i}/results/s/A1.json"))
@@ -53,6 +66,10 @@ for i in range(1, reps + 1):
     mhz.append(statistics.median(m["clock"]["sample_mhz"]) if m["clock"]["sample_mhz"] else 0)
     walls.append(float(open(f"{vdir}/rep{i}/wall").read()))
     reasons.append(m["stop_reason"])
+    prep = m.get("cache_preparation", "")
+    nsets = int(prep.split()[1]) if prep.startswith("rotation ") else 1
+    xs = m["samples_ns"]
+    per_set.append([statistics.median(xs[j::nsets]) for j in range(nsets)] if nsets > 1 else [])
 if not meds:
     print(f"{variant}: no result"); sys.exit(0)
 spread = (max(meds) / min(meds) - 1) * 100
@@ -61,5 +78,7 @@ for i, x in enumerate(meds):
     print(f"   rep {i+1}: median {x/1e3:10.2f} us, noise {noise[i]:.2f} %, kept {kept[i]}, "
           f"discarded {rej[i]}, pauses {pause[i]:.2f} s, clock {mhz[i]:.0f} MHz, wall {walls[i]:.2f} s"
           f" | {reasons[i][:60]}")
+    if per_set[i]:
+        print("      per set (us): " + " ".join(f"{v/1e3:.2f}" for v in per_set[i]))
 PY
 done

@@ -37,7 +37,8 @@ run() {  # NAME BASELINE CANDIDATE
   t0=$(now)
   "$BIN/abharness" run --repo repo --baseline "$2" --candidate "$3" --target rmsnorm --python "$PY" \
     --grid grid.json --runs-root runs --run-id "$1" --timing "$TIMINGS" --color never "${@:4}" \
-    >"$1.out" 2>"$1.err" || rc=$?
+    >"$1.out" 2> >(while IFS= read -r l; do printf '%s %s\n' "$(now)" "$l"; done >"$1.err") || rc=$?
+  echo "$t0 start" >"$1.t0"
   summary+=("abharness $1 ($2 vs $3, timing $TIMINGS): exit $rc, wall $(since "$t0") s")
   tail -40 "$1.out"
 }
@@ -61,7 +62,38 @@ for f in glob.glob(sys.argv[1] + "/ab/logs/*/*.out"):
 print("phase (median s over the A/B/A's arms, from the previous phase):")
 for what, v in sorted(phases.items(), key=lambda kv: -statistics.median(kv[1]))[:14]:
     print(f"  {statistics.median(v):7.3f}  {what}  (n={len(v)})")
+# The turn-to-turn cadence: a progress line's wall is its arm's turn to its process's reaping;
+# the worker's own stamps say how much of that was the arm's phases, the rest is the exit.
 import os
+for run in ("ab", "aa"):
+    errf = f"{sys.argv[1]}/../{run}.err"
+    if not os.path.exists(errf):
+        continue
+    t0 = float(open(f"{sys.argv[1]}/../{run}.t0").read().split()[0])
+    prog = []
+    for line in open(errf, errors="replace"):
+        m = re.match(r"([0-9.]+) \[\s*\d+/\d+\] (\S+)/(\S+) ok ([0-9.]+) s", line)
+        if m:
+            prog.append((float(m.group(1)) - t0, m.group(2), m.group(3), float(m.group(4))))
+    if not prog:
+        continue
+    exits = []
+    for _, shape, arm, wall in prog:
+        stamps = {}
+        for l in open(f"{sys.argv[1]}/{run}/logs/{shape}/{arm}.out", errors="replace"):
+            m = re.match(r".*?\[([0-9.]+) s\] (.*)", l)
+            if m:
+                for key in ("turn to open", "result written"):
+                    if m.group(2).startswith(key):
+                        stamps[key] = float(m.group(1))
+        if len(stamps) == 2:
+            exits.append(wall - (stamps["result written"] - stamps["turn to open"]))
+    walls = [p[3] for p in prog]
+    end = prog[-1][0]
+    print(f"{run}: first arm reaped at {prog[0][0]:.1f} s, last at {end:.1f} s; {len(prog)} arms, "
+          f"turn-to-reap median {statistics.median(walls):.3f} s, sum {sum(walls):.1f} s; "
+          f"after 'result written' median {statistics.median(exits) if exits else -1:.3f} s "
+          f"max {max(exits) if exits else -1:.3f} s")
 for run in ("ab", "aa"):
     if not os.path.exists(f"{sys.argv[1]}/{run}/report.json"):
         continue
