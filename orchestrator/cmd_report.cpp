@@ -16,6 +16,11 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
       ->capture_default_str();
   c.add_option("--resamples", s.resamples, "bootstrap resamples")->capture_default_str();
   c.add_option("--seed", s.seed, "bootstrap seed")->capture_default_str();
+  c.add_option("--decisive-factor", s.decisive_factor,
+               "a faster/slower verdict on one candidate arm, timed on the GPU, needs no "
+               "confirmation block when its interval lies wholly beyond this factor (0: always "
+               "confirm)")
+      ->capture_default_str();
   c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");

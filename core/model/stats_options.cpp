@@ -27,6 +27,10 @@ bool band_in_range(double v) {
   return v >= 0 && v < 0.5;
 }
 
+bool decisive_in_range(double v) {
+  return v == 0 || v >= 1.1;
+}
+
 bool confidence_in_range(double v) {
   return v > 0.5 && v < 1;
 }
@@ -42,6 +46,10 @@ void validate(const StatsOptions& o) {
     throw UsageError("--confidence " + shortest(o.confidence) +
                      " is out of range: give a level in (0.5, 1), e.g. 0.95" +
                      percent_hint(o.confidence, confidence_in_range));
+  if (!decisive_in_range(o.decisive_factor))
+    throw UsageError("--decisive-factor " + shortest(o.decisive_factor) +
+                     " is out of range: give 0 (every verdict on one candidate arm is confirmed) "
+                     "or a factor of at least 1.1, e.g. 1.5");
   // Each tail of the percentile interval needs a handful of replicates beyond it, or the interval
   // edges are just the most extreme replicates.
   double tail = o.resamples * (1 - o.confidence) / 2;
@@ -56,7 +64,8 @@ json to_json(const StatsOptions& o) {
               {"confidence", o.confidence},
               {"resamples", o.resamples},
               {"seed", o.seed},
-              {"clock_normalize", o.clock_normalize}};
+              {"clock_normalize", o.clock_normalize},
+              {"decisive_factor", o.decisive_factor}};
 }
 
 StatsOptions stats_options_from_json(const json& j, const std::string& w) {
@@ -66,6 +75,7 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.resamples = field<int>(j, "resamples", w);
   o.seed = field<std::uint64_t>(j, "seed", w);
   o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
+  o.decisive_factor = j.contains("decisive_factor") ? field<double>(j, "decisive_factor", w) : 0;
   return o;
 }
 

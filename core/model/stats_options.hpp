@@ -19,6 +19,14 @@ struct StatsOptions {
   // Compare GPU arms at one SM clock (clock_adjusted in stats/statistics.hpp) when every arm of a
   // shape recorded the clock of each sample; false compares the raw times.
   bool clock_normalize = true;
+  // A faster or slower verdict that rests on one candidate arm needs a confirmation block
+  // (docs/statistics.md#confirmation) unless every arm of the shape was timed on the device
+  // (model/timing.hpp: device_timer) and its interval lies wholly beyond this factor: lower end
+  // >= f, or upper end <= 1/f. On the H200 the largest whole-process disturbance measured in an
+  // A/A arm was 7.5 % (docs/measurements.md), far from 1.5x; host-timed arms of one build differ
+  // by up to 1.85x on a loaded 2-core machine, so they always confirm. 0: every one-arm verdict
+  // confirms. Read as 0 from documents written before it.
+  double decisive_factor = 1.5;
   bool operator==(const StatsOptions&) const = default;
 };
 
@@ -26,7 +34,8 @@ struct StatsOptions {
 void validate(const StatsOptions& o);
 
 // The "decision" object of plan.json's schedule and the "stats" object of report.json and
-// compare.json. A document written before clock normalization existed reads as false.
+// compare.json. A document written before clock normalization existed reads as false, one
+// written before the decisive factor as 0.
 json to_json(const StatsOptions& o);
 StatsOptions stats_options_from_json(const json& j, const std::string& where);
 

@@ -13,6 +13,10 @@ const std::vector<std::string>& timing_names() {
   return names;
 }
 
+bool device_timer(const std::string& timer) {
+  return timer == "cupti" || timer == "events" || timer == "graph";
+}
+
 std::string timing_meaning(const std::string& timing) {
   if (timing == kTimingKernel)
     return "the time of one isolated iteration's kernels: GPU time, or host time for a CPU plugin";

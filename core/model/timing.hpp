@@ -23,6 +23,11 @@ inline constexpr const char* kTimingKernel = "kernel";
 inline constexpr const char* kTimingGraph = "graph";
 inline constexpr const char* kTimingLaunch = "launch";
 
+// Whether a timer (an arm's measurement.timer: cupti, events, graph, launch, steady) reads the
+// GPU's own clock, where the host's load and the process's state do not reach; launch and steady
+// time the host.
+bool device_timer(const std::string& timer);
+
 // kernel, graph, launch.
 const std::vector<std::string>& timing_names();
 

@@ -16,9 +16,9 @@ bool undecided(Verdict v) {
 }
 
 // Why the rule gives a shape its next block, or nothing when it gives none.
-std::string wants_block(const ShapeRow& row, bool confirm) {
+std::string wants_block(const ShapeRow& row, bool confirm, double decisive_factor) {
   if (undecided(row.verdict)) return to_string(row.verdict);
-  if (confirm && unconfirmed_verdict(row))
+  if (confirm && unconfirmed_verdict(row, decisive_factor))
     return "confirmation of " + to_string(row.verdict) + " on one candidate arm";
   return "";
 }
@@ -79,7 +79,7 @@ AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& 
       const ShapeRow& row = judged.front().second.shapes[i];
       std::string why;
       for (const auto& [name, r] : judged) {
-        why = wants_block(r.shapes[i], plan.schedule.confirm);
+        why = wants_block(r.shapes[i], plan.schedule.confirm, r.stats.decisive_factor);
         if (!why.empty()) {
           if (!name.empty()) why = name + ": " + why;
           break;

@@ -68,7 +68,7 @@ GateResult judge_gate(const Report& r) {
         g.failed.push_back({row.shape, "failed: " + row.failure});
         break;
       case Verdict::slower:
-        if (unconfirmed_verdict(row)) {
+        if (unconfirmed_verdict(row, r.stats.decisive_factor)) {
           g.undecided.push_back(
               {row.shape, "slower on its only candidate arm: " + interval_text(row) +
                               ", unconfirmed (one arm cannot be told from one disturbed arm); "

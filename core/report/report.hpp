@@ -245,6 +245,14 @@ struct Unconfirmed {
   std::string first_shape;
   bool operator==(const Unconfirmed&) const = default;
 };
+// Shapes decided on one candidate arm without confirmation (decisive_one_arm): device-timed, the
+// interval wholly beyond `factor`.
+struct Decisive {
+  int shapes = 0;
+  std::string first_shape;
+  double factor = 0;
+  bool operator==(const Decisive&) const = default;
+};
 // The conditional blocks that ran (--until-decided): `blocks` blocks of `shapes` shapes, `arms`
 // arms in all, beyond the `planned` blocks of every shape; `limit` is the most a shape could get.
 struct ExtraBlocks {
@@ -252,9 +260,9 @@ struct ExtraBlocks {
   bool operator==(const ExtraBlocks&) const = default;
 };
 }  // namespace note
-using ReportNote =
-    std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock, note::ClockGap,
-                 note::FewArmDegrees, note::DriftJudged, note::Unconfirmed, note::ExtraBlocks>;
+using ReportNote = std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock,
+                                note::ClockGap, note::FewArmDegrees, note::DriftJudged,
+                                note::Unconfirmed, note::Decisive, note::ExtraBlocks>;
 
 struct Report {
   int schema_version = 0;

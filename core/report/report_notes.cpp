@@ -76,7 +76,18 @@ std::optional<note::DriftJudged> drift_judged(const Report& r) {
 std::optional<note::Unconfirmed> unconfirmed(const Report& r) {
   note::Unconfirmed n;
   for (const auto& row : r.shapes) {
-    if (!unconfirmed_verdict(row)) continue;
+    if (!unconfirmed_verdict(row, r.stats.decisive_factor)) continue;
+    if (n.shapes++ == 0) n.first_shape = row.shape;
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
+std::optional<note::Decisive> decisive(const Report& r) {
+  note::Decisive n;
+  n.factor = r.stats.decisive_factor;
+  for (const auto& row : r.shapes) {
+    if (!decisive_one_arm(row, n.factor)) continue;
     if (n.shapes++ == 0) n.first_shape = row.shape;
   }
   if (n.shapes == 0) return std::nullopt;
@@ -106,9 +117,18 @@ int candidate_arms(const ShapeRow& row) {
   }));
 }
 
-bool unconfirmed_verdict(const ShapeRow& row) {
+bool decisive_one_arm(const ShapeRow& row, double factor) {
+  if (factor <= 0 || !row.ci || candidate_arms(row) != 1) return false;
+  if (row.verdict != Verdict::faster && row.verdict != Verdict::slower) return false;
+  for (const ArmStats& a : row.arms)
+    if (a.ok && !device_timer(a.timer)) return false;
+  const Interval& judged = row.drift_ci ? *row.drift_ci : *row.ci;
+  return judged.lo >= factor || judged.hi <= 1 / factor;
+}
+
+bool unconfirmed_verdict(const ShapeRow& row, double decisive_factor) {
   return (row.verdict == Verdict::faster || row.verdict == Verdict::slower) &&
-         candidate_arms(row) == 1;
+         candidate_arms(row) == 1 && !decisive_one_arm(row, decisive_factor);
 }
 
 std::vector<ReportNote> report_notes(const Report& r) {
@@ -120,6 +140,7 @@ std::vector<ReportNote> report_notes(const Report& r) {
   if (auto n = few_arm_degrees(r)) out.push_back(*n);
   if (auto n = drift_judged(r)) out.push_back(*n);
   if (auto n = unconfirmed(r)) out.push_back(*n);
+  if (auto n = decisive(r)) out.push_back(*n);
   if (auto n = extra_blocks(r)) out.push_back(*n);
   return out;
 }
@@ -133,6 +154,7 @@ NoteTopic topic(const ReportNote& n) {
     NoteTopic operator()(const note::FewArmDegrees&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::DriftJudged&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::Unconfirmed&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::Decisive&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::ExtraBlocks&) const { return NoteTopic::interval; }
   };
   return std::visit(Topic{}, n);

@@ -21,10 +21,14 @@ std::vector<ReportNote> report_notes(const Report& r);
 
 // The shape's valid candidate arms.
 int candidate_arms(const ShapeRow& row);
-// Faster or slower on a single candidate arm: one arm cannot be told from one disturbed
-// arm, so such a verdict is confirmed by another block when the run has one to give
-// (report/adaptive.hpp) and the gate does not act on it alone (report/gate.hpp).
-bool unconfirmed_verdict(const ShapeRow& row);
+// Faster or slower on a single candidate arm, device-timed, with an interval wholly beyond
+// `decisive_factor` (StatsOptions::decisive_factor; 0: never): a change no disturbance of one arm
+// could fake, decided without a confirmation block.
+bool decisive_one_arm(const ShapeRow& row, double decisive_factor);
+// Faster or slower on a single candidate arm and not decisive_one_arm: one arm cannot be told
+// from one disturbed arm, so such a verdict is confirmed by another block when the run has one
+// to give (report/adaptive.hpp) and the gate does not act on it alone (report/gate.hpp).
+bool unconfirmed_verdict(const ShapeRow& row, double decisive_factor);
 
 // What a note is about; each format heads it with its own word for the topic.
 enum class NoteTopic { speed_of_light, clock, interval };

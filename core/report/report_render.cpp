@@ -303,6 +303,15 @@ std::string note_text(const ReportNote& n) {
              "confirmations (at most " + std::to_string(e.limit) +
              " per shape: --until-decided; docs/statistics.md#adaptive-rounds---until-decided)";
     }
+    std::string operator()(const note::Decisive& d) const {
+      return std::to_string(d.shapes) + " shape(s) (" + d.first_shape +
+             (d.shapes > 1 ? ", ..." : "") +
+             ") are decided on their one candidate arm without a confirmation block: timed on "
+             "the GPU, each interval lies wholly beyond " +
+             fmt::fixed(d.factor, 2) + "x (or below 1/" + fmt::fixed(d.factor, 2) +
+             "), a change no disturbance of one arm could fake (--decisive-factor; "
+             "docs/statistics.md#confirmation)";
+    }
     std::string operator()(const note::Unconfirmed& u) const {
       return std::to_string(u.shapes) + " shape(s) (" + u.first_shape +
              (u.shapes > 1 ? ", ..." : "") +

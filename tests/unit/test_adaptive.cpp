@@ -84,6 +84,24 @@ TEST_CASE("adaptive: with confirmation, a verdict on one candidate arm gets anot
   CHECK(after.waiting_at == -1);
 }
 
+TEST_CASE("adaptive: a GPU-timed verdict far beyond the decisive factor needs no confirmation") {
+  Plan p = adaptive_plan();
+  p.schedule.confirm = true;
+  std::vector<ArmOutcome> out = outcomes_through(p, 0);
+  for (auto& o : out) o.result->measurement.timer = "cupti";
+  // Shape 0's candidate is 2x faster on its one B arm, timed by CUPTI: beyond 1.5x, decided.
+  AdaptiveBlocks b = adaptive_blocks(p, out);
+  CHECK(b.required == std::set<std::pair<std::string, int>>{{p.shapes[1].id, 1}});
+  // With the factor off every one-arm verdict is confirmed, as on the CPU.
+  p.schedule.decision.decisive_factor = 0;
+  b = adaptive_blocks(p, out);
+  CHECK(b.required ==
+        std::set<std::pair<std::string, int>>{{p.shapes[0].id, 1}, {p.shapes[1].id, 1}});
+  // A factor of 2.5 is beyond shape 0's 2x: confirmed.
+  p.schedule.decision.decisive_factor = 2.5;
+  CHECK(adaptive_blocks(p, out).required.count({p.shapes[0].id, 1}) == 1);
+}
+
 TEST_CASE("adaptive: a block waits while an arm before it has no valid result") {
   Plan p = adaptive_plan();
   std::vector<ArmOutcome> out = outcomes_through(p, 0);

@@ -108,6 +108,17 @@ TEST_CASE("gate: slower on a single candidate arm is undecided until a second ar
   g = judge_gate(report_of({fast}));
   CHECK(g.regressions.empty());
   CHECK(g.undecided.empty());
+  // Timed on the GPU and wholly below 1/1.5: a regression on its one arm (decisive factor).
+  ShapeRow gpu = row("g", Verdict::slower, 100, 250, 100, {0.38, 0.42});
+  gpu.arms.erase(gpu.arms.begin() + 2);
+  for (auto& a : gpu.arms) a.timer = "cupti";
+  Report rep = report_of({gpu});
+  rep.stats.decisive_factor = 1.5;
+  g = judge_gate(rep);
+  CHECK(g.regressions.size() == 1);
+  CHECK(g.undecided.empty());
+  rep.stats.decisive_factor = 0;
+  CHECK(judge_gate(rep).undecided.size() == 1);
   // A slower verdict judged on the drift-widened interval says so.
   ShapeRow drifted = row("d", Verdict::slower, 100, 250, 103, {0.40, 0.42});
   drifted.drift_ci = Interval{0.39, 0.43};

@@ -142,7 +142,44 @@ TEST_CASE("report notes: drift-judged shapes, one-arm verdicts and the extra blo
   CHECK(fmt::note_text(notes[0]).find("1 of them kept a verdict") != std::string::npos);
   CHECK(fmt::note_text(notes[1]).find("the gate counts them as undecided") != std::string::npos);
   CHECK(fmt::note_text(notes[2]).rfind("1 extra block(s) ran on 1 shape(s), 3 arm(s)", 0) == 0);
-  CHECK(unconfirmed_verdict(one));
-  CHECK_FALSE(unconfirmed_verdict(two));
+  CHECK(unconfirmed_verdict(one, 1.5));
+  CHECK_FALSE(unconfirmed_verdict(two, 1.5));
   CHECK(candidate_arms(two) == 2);
+}
+
+TEST_CASE("report notes: a one-arm verdict is decisive only when GPU-timed and beyond the factor") {
+  auto one_arm = [](const char* shape, Verdict v, Interval ci, const char* timer) {
+    ShapeRow row = row_of(shape, v);
+    row.ci = ci;
+    row.arms = {ok_arm("A1", "baseline"), ok_arm("B", "candidate"), ok_arm("A2", "baseline")};
+    for (auto& a : row.arms) a.timer = timer;
+    return row;
+  };
+  const ShapeRow fast = one_arm("fast", Verdict::faster, {8.1, 8.3}, "cupti");
+  const ShapeRow slow = one_arm("slow", Verdict::slower, {0.40, 0.66}, "graph");
+  const ShapeRow near = one_arm("near", Verdict::faster, {1.45, 1.60}, "cupti");
+  const ShapeRow host = one_arm("host", Verdict::faster, {8.1, 8.3}, "launch");
+  const ShapeRow cpu = one_arm("cpu", Verdict::slower, {0.10, 0.12}, "steady");
+  CHECK(decisive_one_arm(fast, 1.5));
+  CHECK(decisive_one_arm(slow, 1.5));
+  CHECK_FALSE(decisive_one_arm(near, 1.5));  // its lower end is within 1.5x
+  CHECK_FALSE(decisive_one_arm(host, 1.5));  // host time: a disturbed process can fake it
+  CHECK_FALSE(decisive_one_arm(cpu, 1.5));
+  CHECK_FALSE(decisive_one_arm(fast, 0));  // off
+  CHECK_FALSE(unconfirmed_verdict(fast, 1.5));
+  CHECK(unconfirmed_verdict(fast, 0));
+  CHECK(unconfirmed_verdict(near, 1.5));
+  // A drift-widened interval is the one judged.
+  ShapeRow widened = fast;
+  widened.drift_ci = Interval{1.2, 9.0};
+  CHECK_FALSE(decisive_one_arm(widened, 1.5));
+
+  Report r;
+  r.stats.decisive_factor = 1.5;
+  r.shapes = {fast, near, slow, host};
+  const auto notes = report_notes(r);
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] == ReportNote{note::Unconfirmed{2, "near"}});
+  CHECK(notes[1] == ReportNote{note::Decisive{2, "fast", 1.5}});
+  CHECK(fmt::note_text(notes[1]).find("wholly beyond 1.50x") != std::string::npos);
 }

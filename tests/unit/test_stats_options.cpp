@@ -22,6 +22,11 @@ TEST_CASE("stats options: out-of-range options are usage errors") {
   o.confidence = 0.999;
   o.resamples = 1000;  // 0.5 replicates beyond each edge: too few
   CHECK_THROWS_AS(validate(o), UsageError);
+  o = {};
+  o.decisive_factor = 0;  // off
+  CHECK_NOTHROW(validate(o));
+  o.decisive_factor = 1.02;  // within the noise of a GPU arm: not decisive of anything
+  CHECK_THROWS_WITH_AS(validate(o), doctest::Contains("--decisive-factor"), UsageError);
 }
 
 TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normalize reads false") {
@@ -35,6 +40,10 @@ TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normal
   json old = j;
   old.erase("clock_normalize");
   CHECK_FALSE(stats_options_from_json(old, "report.json.stats").clock_normalize);
+  // Written before the decisive factor: every one-arm verdict was confirmed.
+  CHECK(j.at("decisive_factor") == 1.5);
+  old.erase("decisive_factor");
+  CHECK(stats_options_from_json(old, "report.json.stats").decisive_factor == 0);
   old.erase("seed");
   CHECK_THROWS_WITH_AS(stats_options_from_json(old, "report.json.stats"),
                        doctest::Contains("report.json.stats"), Error);
