@@ -1,5 +1,6 @@
 #include "dry_run.hpp"
 
+#include <future>
 #include <map>
 #include <ostream>
 #include <set>
@@ -120,18 +121,17 @@ void run_check(const std::vector<std::string>& argv, const std::map<std::string,
                    "measured)");
 }
 
-// The C++ plugin's problems, made by `abharness-worker check` on its device.
-void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
-                  const fs::path& worker, const RunDirFs& scratch, const std::string& shapes,
-                  std::ostream& log) {
+// The C++ plugin's problems, made by `abharness-worker check` on its device; what to log.
+std::string check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
+                         const fs::path& worker, const RunDirFs& scratch,
+                         const std::string& shapes) {
   std::map<std::string, std::string> env;
   std::string gpu;
   if (v.device == "cuda") {
     if (plan.machine.empty() || !plan.machine.front().gpu ||
         plan.machine.front().gpu->uuid.empty()) {
-      log << v.name << ": the CUDA plugin's problems are not checked here: its GPUs are on the "
-          << plan.launcher.name << " lanes' nodes\n";
-      return;
+      return v.name + ": the CUDA plugin's problems are not checked here: its GPUs are on the " +
+             plan.launcher.name + " lanes' nodes\n";
     }
     gpu = plan.machine.front().gpu->uuid;
     env[worker_protocol::kVisibleDevicesEnv] = gpu;
@@ -142,14 +142,15 @@ void check_native(const Plan& plan, const Variant& v, const fs::path& run_dir,
     argv.push_back(std::move(a));
   run_check(argv, env, scratch, v.name, worker_protocol::kErrorPrefix,
             "the " + v.name + " plugin " + v.plugin);
-  log << v.name << ": dry run passed: the plugin made the problem of each distinct shape"
-      << (gpu.empty() ? "" : " on GPU " + gpu) << ", nothing measured\n";
+  return v.name + ": dry run passed: the plugin made the problem of each distinct shape" +
+         (gpu.empty() ? "" : " on GPU " + gpu) + ", nothing measured\n";
 }
 
 // The Python plugin's module, imported by its interpreter; a CPU plugin's problems made too.
-void check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
-                  const fs::path& worker, const RunDirFs& scratch, const std::string& shapes,
-                  std::ostream& log) {
+// What to log.
+std::string check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
+                         const fs::path& worker, const RunDirFs& scratch,
+                         const std::string& shapes) {
   const PythonPlugin& py = *v.recipe.python;
   std::vector<std::string> argv{plan.python->executable};
   for (const char* flag : worker_protocol::kPythonFlags) argv.emplace_back(flag);
@@ -161,10 +162,11 @@ void check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
   run_check(argv, {}, scratch, v.name, kPythonCheckPrefix,
             "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
                 plan.python->executable + ")");
-  log << v.name << ": dry run passed: module " << py.module << " imports"
-      << (py.device == "cpu" ? " and made the problem of each distinct shape"
-                             : " (a CUDA plugin's problems are made by its arms, on their stream)")
-      << ", nothing measured\n";
+  return v.name + ": dry run passed: module " + py.module + " imports" +
+         (py.device == "cpu"
+              ? " and made the problem of each distinct shape"
+              : " (a CUDA plugin's problems are made by its arms, on their stream)") +
+         ", nothing measured\n";
 }
 
 // The plan's timer must be able to time the variant's device.
@@ -185,6 +187,11 @@ void dry_run_plugins(const Plan& plan, const fs::path& run_dir, const fs::path& 
   RunDirFs(run_dir).make_dirs(kScratch);
   const RunDirFs scratch(run_dir / kScratch);
   scratch.write_json_atomic("shapes.json", to_json(distinct_shapes(plan.shapes)));
+  // The variants' checks run side by side: each is a process of its own (a Python one spends
+  // seconds importing its framework: 7.4 and 4.4 s one after the other for the two torch variants
+  // of the microsecond grid on the H200, docs/measurements.md), and none measures anything.
+  // Every check ends before the first failure, in the variants' order, is reported.
+  std::vector<std::future<std::string>> checks;
   for (const Variant& v : plan.variants) {
     // A variant with run settings makes its problems from the shapes as its arms see them.
     std::string shapes = "shapes.json";
@@ -194,11 +201,14 @@ void dry_run_plugins(const Plan& plan, const fs::path& run_dir, const fs::path& 
       for (const Shape& s : plan.shapes) merged.push_back(arm_shape(s, v));
       scratch.write_json_atomic(shapes, to_json(distinct_shapes(merged)));
     }
-    if (v.is_python())
-      check_python(plan, v, run_dir, worker, scratch, shapes, log);
-    else
-      check_native(plan, v, run_dir, worker, scratch, shapes, log);
+    checks.push_back(
+        std::async(std::launch::async, [&plan, &v, &run_dir, &worker, &scratch, shapes] {
+          return v.is_python() ? check_python(plan, v, run_dir, worker, scratch, shapes)
+                               : check_native(plan, v, run_dir, worker, scratch, shapes);
+        }));
   }
+  for (auto& c : checks) c.wait();
+  for (auto& c : checks) log << c.get();
 }
 
 }  // namespace abh
