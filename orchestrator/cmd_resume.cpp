@@ -72,7 +72,8 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
   // An interrupted extension continues; a block still waiting on a failed arm does not.
   if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
-    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(flags));
+    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker),
+                        warmed_by(sweep_options(flags), s));
   return conclude(run_dir, plan, validate_run(run_dir, plan, adaptive_blocks, &before), flags);
 }
 

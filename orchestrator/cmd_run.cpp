@@ -227,7 +227,8 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
   if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
   // A failed or lost arm stops the extension: the next decision would rest on a missing arm.
   if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())
-    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker), sweep_options(report));
+    run_adaptive_blocks(run_dir, plan, WorkerProcesses(plan, worker),
+                        warmed_by(sweep_options(report), s));
   return conclude(run_dir, plan, validate_run(run_dir, plan, adaptive_blocks), report);
 }
 

@@ -84,7 +84,7 @@ class Progress {
     double eta = done_ ? elapsed / done_ * (total_ - done_) : 0;
     if (opt_.quiet) return;
     char line[512];
-    std::snprintf(line, sizeof line, "[%*d/%d] %s/%s %s %.1f s | elapsed %s, ETA %s",
+    std::snprintf(line, sizeof line, "[%*d/%d] %s/%s %s %.2f s | elapsed %s, ETA %s",
                   int(std::to_string(total_).size()), done_, total_, t.shape.c_str(), t.arm.c_str(),
                   ok ? "ok" : "FAILED", st.wall_s, fmt_seconds(elapsed).c_str(),
                   fmt_seconds(eta / lanes_).c_str());
@@ -124,10 +124,11 @@ void write_failure(const RunDirFs& run, const Task& t, const std::string& reason
 // (CPU A/A under load with the baseline alone warmed: the first shape's B arm slower in 7 of 10
 // runs, speedup median 0.985; docs/measurements.md). Python plugins get theirs too: without it
 // A1 of NumPy shapes ran 7-25 % slower than A2 on a 2-core machine; with it A1 was the slower in
-// 10 of 24 idle A/A shapes (docs/measurements.md).
-std::vector<Step> lane_steps(const Lane& lane) {
+// 10 of 24 idle A/A shapes (docs/measurements.md). Variants in `warm` have measured arms in this
+// invocation already (SweepOptions::warm) and get none.
+std::vector<Step> lane_steps(const Lane& lane, const std::set<std::string>& warm) {
   std::vector<Step> steps;
-  std::set<std::string> warmed;
+  std::set<std::string> warmed = warm;
   for (const Task* t : lane.tasks)
     if (warmed.insert(t->variant).second) steps.push_back({t, true});
   for (const Task* t : lane.tasks) steps.push_back({t, false});
@@ -216,13 +217,14 @@ SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const WorkerSt
   auto run_lane = [&](const Lane& lane) {
     try {
       const RunDirFs run(run_dir);
-      run_steps(run, plan, starter, lane, lane_steps(lane),
+      run_steps(run, plan, starter, lane, lane_steps(lane, opt.warm),
                 [&](const Step& s, const ExitStatus& st) {
                   if (s.warmup) return conclude_warm_up(run, *s.task, st, opt);
                   const bool ok = conclude_arm(run, *s.task, st);
                   progress.finished(*s.task, st, ok);
                   std::lock_guard<std::mutex> g(m);
                   ++sum.ran;
+                  sum.variants_ran.insert(s.task->variant);
                   if (!ok) ++sum.failed;
                 });
     } catch (...) {

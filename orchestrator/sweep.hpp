@@ -24,6 +24,10 @@ struct SweepOptions {
   // Which of the plan's tasks to run (those not yet done); unset: the planned, non-conditional
   // ones. The adaptive rounds (adaptive_sweep.hpp) select the conditional blocks they call for.
   std::function<bool(const Task&)> select;
+  // Variants whose arms this invocation has measured on this machine already: the machine and
+  // their plugins are warm, so their lanes start without a warm-up worker (sweep.cpp, lane_steps).
+  // An adaptive round after the planned sweep paid 6.7 s for two Python warm-ups on the H200.
+  std::set<std::string> warm;
 };
 
 struct SweepSummary {
@@ -31,7 +35,14 @@ struct SweepSummary {
   int failed = 0;
   int skipped = 0;  // already valid
   int lost = 0;     // in a lane whose process or job ended before they ran (Slurm)
+  std::set<std::string> variants_ran;  // variants of the arms that ran, failed ones included
 };
+
+// `opt` with the variants that `ran` measured counted as warm.
+inline SweepOptions warmed_by(SweepOptions opt, const SweepSummary& ran) {
+  opt.warm.insert(ran.variants_ran.begin(), ran.variants_ran.end());
+  return opt;
+}
 
 // The run-relative result path of a task, as `done` sets hold it.
 std::string result_key(const std::filesystem::path& run_dir, const Task& t);

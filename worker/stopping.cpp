@@ -144,6 +144,26 @@ class Fixed final : public StoppingRule {
   int n_;
 };
 
+// Another rule, stopped after a wall-clock limit.
+class WallLimited final : public StoppingRule {
+ public:
+  WallLimited(std::unique_ptr<StoppingRule> inner, double limit_s)
+      : inner_(std::move(inner)), limit_s_(limit_s) {}
+  std::string name() const override { return inner_->name(); }
+  std::optional<double> target() const override { return inner_->target(); }
+  StopDecision check(const std::vector<double>& v, const Progress& p) override {
+    StopDecision d = inner_->check(v, p);
+    if (d.stop || p.wall_s < limit_s_ || v.empty()) return d;
+    return {true, StopCause::time_limit,
+            "wall limit " + secs(limit_s_) + " reached with " + std::to_string(v.size()) +
+                " samples (a warm-up arm)"};
+  }
+
+ private:
+  std::unique_ptr<StoppingRule> inner_;
+  double limit_s_;
+};
+
 using Factory =
     std::function<std::unique_ptr<StoppingRule>(const MeasureSettings&, const StoppingGoal&)>;
 
@@ -177,7 +197,9 @@ std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s, const
   if (it == registry().end())
     throw UsageError("stopping rule '" + s.stopping + "' is unknown: use one of " +
                      join(stopping_rule_names(), ", "));
-  return it->second(s, g);
+  std::unique_ptr<StoppingRule> rule = it->second(s, g);
+  if (g.wall_limit_s > 0) return std::make_unique<WallLimited>(std::move(rule), g.wall_limit_s);
+  return rule;
 }
 
 StopEvidence stop_evidence(const StoppingRule& rule, StopCause cause,

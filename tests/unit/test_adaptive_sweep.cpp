@@ -67,6 +67,17 @@ TEST_CASE("adaptive sweep: only the block the rule calls for runs, and then it s
         std::vector<std::string>{"warmup m64/A3", "warmup m64/B2", "m64/A3", "m64/B2", "m64/A4"});
 }
 
+TEST_CASE("adaptive sweep: variants measured already in this invocation start without a warm-up") {
+  AdaptiveRun run;
+  run.planned_block_measured();
+  SweepSummary planned;
+  planned.variants_ran = {"baseline", "candidate"};
+  SweepOptions opt;
+  opt.quiet = true;
+  CHECK(run_adaptive_blocks(run.dir, run.plan, run.workers, warmed_by(opt, planned)) == 3);
+  CHECK(run.workers.started() == std::vector<std::string>{"m64/A3", "m64/B2", "m64/A4"});
+}
+
 TEST_CASE("adaptive sweep: a failed arm stops the extension, its failure recorded") {
   AdaptiveRun run;
   run.planned_block_measured();

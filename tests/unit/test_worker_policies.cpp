@@ -131,6 +131,30 @@ TEST_CASE("stdrel: the time limit stops an arm that neither meets nor settles it
   CHECK(d.reason.find("time limit") != std::string::npos);
 }
 
+TEST_CASE("a warm-up arm's wall limit stops any rule, but never before the rule would") {
+  // A noisy arm the precision rule would sample for long: the warm-up's wall limit ends it.
+  MeasureSettings s;
+  StoppingGoal goal = kGoal;
+  goal.wall_limit_s = kWarmUpArmWallS;
+  auto rule = make_stopping_rule(s, goal);
+  CHECK(rule->name() == "precision");
+  std::vector<double> v;
+  for (int i = 0; i < 200; ++i) v.push_back(i % 2 ? 1000 : 1500);
+  Progress p;
+  p.wall_s = 0.5;
+  CHECK_FALSE(rule->check(v, p).stop);
+  p.wall_s = kWarmUpArmWallS;
+  const StopDecision d = rule->check(v, p);
+  CHECK(d.stop);
+  CHECK(d.cause == StopCause::time_limit);
+  CHECK(d.reason.find("warm-up arm") != std::string::npos);
+  // Without the limit the same arm goes on; with it, a rule that stops anyway says its own reason.
+  CHECK_FALSE(make_stopping_rule(s, kGoal)->check(v, p).stop);
+  s.stopping = "fixed";
+  s.min_samples = 10;
+  CHECK(make_stopping_rule(s, goal)->check(v, Progress{}).reason == "fixed 10 samples");
+}
+
 TEST_CASE("fixed: exactly min_samples, and unknown rules are refused") {
   auto s = stdrel_settings();
   s.stopping = "fixed";
