@@ -110,6 +110,7 @@ void write_worker_protocol(std::ostream& o) {
 void write_plan(std::ostream& o) {
   o << "# The plan (core/model/plan.hpp, core/system/version.hpp).\n"
     << "PLAN_FILE = " << py(abh::kPlanFile) << "\nPLAN_SCHEMA_VERSION = " << abh::kPlanSchemaVersion
+    << "\nPLAN_SCHEMA_OLDEST = " << abh::kOldestPlanSchemaVersion
     << "\nPLAN_SCHEMA_FIX = " << py(abh::kPlanSchemaFix) << "\n\n";
 }
 

@@ -155,7 +155,7 @@ constexpr const char* kDigestField = "payload_sha256";
 
 void schema_version_or_usage(const json& j, const std::string& where) {
   try {
-    schema_version(j, where, kPlanSchemaVersion, "plan", kPlanSchemaFix);
+    schema_version(j, where, kOldestPlanSchemaVersion, kPlanSchemaVersion, "plan", kPlanSchemaFix);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -229,7 +229,8 @@ json to_json(const Plan& p) {
 
 Plan plan_from_json(const json& j, const std::string& where) {
   Plan p;
-  p.schema_version = schema_version(j, where, kPlanSchemaVersion, "plan", kPlanSchemaFix);
+  p.schema_version = schema_version(j, where, kOldestPlanSchemaVersion, kPlanSchemaVersion, "plan",
+                                    kPlanSchemaFix);
   p.harness_version = field<std::string>(j, "harness_version", where);
   p.run_id = field<std::string>(j, "run_id", where);
   p.run_nonce = field<std::string>(j, "run_nonce", where);

@@ -321,14 +321,20 @@ std::vector<std::string> string_array(const json& obj, const char* key, const st
   return out;
 }
 
-int schema_version(const json& obj, const std::string& where, int expected,
+int schema_version(const json& obj, const std::string& where, int oldest, int newest,
                    const std::string& document, const std::string& fix) {
   const int found = field<int>(obj, "schema_version", where);
-  if (found != expected)
+  if (found < oldest || found > newest)
     throw Error(where + ": field 'schema_version': found " + std::to_string(found) +
-                ", this abharness reads " + document + " schema " + std::to_string(expected) +
+                ", this abharness reads " + document + " schema " + std::to_string(oldest) +
+                (oldest == newest ? "" : " to " + std::to_string(newest)) +
                 (fix.empty() ? "" : ": " + fix));
   return found;
+}
+
+int schema_version(const json& obj, const std::string& where, int expected,
+                   const std::string& document, const std::string& fix) {
+  return schema_version(obj, where, expected, expected, document, fix);
 }
 
 template <typename T>

@@ -49,6 +49,9 @@ std::vector<std::string> string_array(const json& obj, const char* key, const st
 void require_object(const json& j, const std::string& where);
 // A versioned document's "schema_version", refused unless it is `expected`: "<where>: field
 // 'schema_version': found 2, this abharness reads <document> schema 1", then ": <fix>" if given.
+// The same for a reader of schemas `oldest` to `newest`: "... reads <document> schema 2 to 3".
+int schema_version(const json& obj, const std::string& where, int oldest, int newest,
+                   const std::string& document, const std::string& fix);
 int schema_version(const json& obj, const std::string& where, int expected,
                    const std::string& document, const std::string& fix = "");
 

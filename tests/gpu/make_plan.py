@@ -2,7 +2,7 @@
 """Writes a minimal one-arm plan.json so the GPU tests can drive abharness-worker without the
 orchestrator (which needs libgit2, absent on the GPU machine).
 
-Mirrors core/model/plan.cpp's schema (plan schema 2); if the plan schema changes, this file must too —
+Mirrors core/model/plan.cpp's schema (plan schema 3); if the plan schema changes, this file must too —
 the worker refuses a plan it cannot read, so a drift shows up as a failing test, not a wrong one.
 
 usage: make_plan.py RUN_DIR PLUGIN_SO ENV_JSON PARAMS_JSON [key=value ...]
@@ -56,7 +56,7 @@ def main():
         except ValueError:
             settings[k] = v
     plan = {
-        "schema_version": 2, "harness_version": "0.1.0", "run_id": "gpu-test",
+        "schema_version": 3, "harness_version": "0.1.0", "run_id": "gpu-test",
         "run_nonce": os.urandom(16).hex(),
         "created_at": "2026-01-01T00:00:00.000Z", "repo": "/nonexistent",
         "plugin_target": "cuda", "command": ["tests/gpu/make_plan.py"],

@@ -40,6 +40,12 @@ TEST_CASE("plan: a document of another schema is refused with the fix") {
             "plan.json: field 'schema_version': found " + std::to_string(kPlanSchemaVersion + 1),
             0) == 0);
   CHECK(msg.find("with the abharness that wrote it") != std::string::npos);
+  CHECK(msg.find("reads plan schema 2 to 3") != std::string::npos);
+  // Plans of schema 2, written before variants files, are read as before.
+  j["schema_version"] = kOldestPlanSchemaVersion;
+  CHECK(plan_from_json(j, "plan.json").schema_version == 2);
+  j["schema_version"] = kOldestPlanSchemaVersion - 1;
+  CHECK_THROWS(plan_from_json(j, "plan.json"));
 }
 
 TEST_CASE("plan: tasks must name a machine entry, a variant and a shape of the plan") {

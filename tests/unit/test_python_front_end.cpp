@@ -70,12 +70,14 @@ TEST_CASE("python front end: its generated protocol module holds the C++ side's 
       "import json\nfrom abharness._front_end import protocol as p\n"
       "print(json.dumps([p.EXIT_USAGE, p.EXIT_RUNTIME, p.EXIT_WRONG_RESULT, p.EXIT_UNSUPPORTED,\n"
       "  p.ERROR_PREFIX, p.PLAN_SCHEMA_VERSION, p.PLAN_SCHEMA_FIX, p.PLUGIN_ABI_VERSION,\n"
+      "  p.PLAN_SCHEMA_OLDEST,\n"
       "  p.FRONT_END_VERSION, p.ARM_CPUS_ENV, p.AHEAD_FLAG, list(p.PYTHON_FLAGS)]))\n");
   REQUIRE(got.size() == 1);
-  CHECK(got[0] == json::array({wp::kUsage, wp::kRuntime, wp::kWrongResult, wp::kUnsupported,
-                               std::string(wp::kErrorPrefix), kPlanSchemaVersion, kPlanSchemaFix,
-                               ABH_PLUGIN_ABI_VERSION, ABH_WORKER_FRONT_END_VERSION,
-                               wp::kArmCpusEnv, wp::kAheadFlag, json::array({"-I", "-B"})}));
+  CHECK(got[0] ==
+        json::array({wp::kUsage, wp::kRuntime, wp::kWrongResult, wp::kUnsupported,
+                     std::string(wp::kErrorPrefix), kPlanSchemaVersion, kPlanSchemaFix,
+                     ABH_PLUGIN_ABI_VERSION, kOldestPlanSchemaVersion, ABH_WORKER_FRONT_END_VERSION,
+                     wp::kArmCpusEnv, wp::kAheadFlag, json::array({"-I", "-B"})}));
 }
 
 TEST_CASE("python front end: its ctypes tables lay out as the C structs, and it checks that") {
@@ -124,7 +126,7 @@ TEST_CASE("python front end: a CPU list is read as the engine reads it, refusals
 TEST_CASE("python front end: a plan of another schema version is refused in the loader's words") {
   test::TempDir dir("abh-front-end-plan");
   const std::string usage = std::to_string(wp::kUsage) + ": ";
-  for (const json& version : {json(1), json(3), json("2"), json(2.0), json(true), json(nullptr)}) {
+  for (const json& version : {json(1), json(4), json("2"), json(2.0), json(true), json(nullptr)}) {
     test::write(dir.path() / kPlanFile, json{{"schema_version", version}}.dump());
     const std::string engine = test::usage_error_of([&] { load_plan(dir.path()); });
     CHECK_MESSAGE(front_end_reads_plan(dir.path()) == usage + engine,

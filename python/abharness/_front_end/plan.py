@@ -39,10 +39,12 @@ def check_schema_version(plan, where):
     if isinstance(found, bool) or not isinstance(found, int):
         raise FrontEndError("%s: field 'schema_version': expected an integer, found %s"
                             % (where, _json_type(found)), protocol.EXIT_USAGE)
-    if found != protocol.PLAN_SCHEMA_VERSION:
+    if not protocol.PLAN_SCHEMA_OLDEST <= found <= protocol.PLAN_SCHEMA_VERSION:
         raise FrontEndError("%s: field 'schema_version': found %d, this abharness reads plan "
-                            "schema %d: %s" % (where, found, protocol.PLAN_SCHEMA_VERSION,
-                                               protocol.PLAN_SCHEMA_FIX), protocol.EXIT_USAGE)
+                            "schema %d to %d: %s" % (where, found, protocol.PLAN_SCHEMA_OLDEST,
+                                                     protocol.PLAN_SCHEMA_VERSION,
+                                                     protocol.PLAN_SCHEMA_FIX),
+                            protocol.EXIT_USAGE)
 
 
 def read_plan(run_dir):
