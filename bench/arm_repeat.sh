@@ -12,7 +12,6 @@
 #   BIN (abharness-worker) and PLUG (plugins) default to build/bin and build/plugins.
 #   BETWEEN=PARAMS_JSON: a worker of that other shape runs (unreported) before each rep, as a
 #   sweep's A1 follows another shape's A2, where by default each rep follows its own shape.
-#   ENV_VARIANT=1: a variant's pairs are environment variables of the worker, not plan settings.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$root/build/bin}
@@ -26,8 +25,6 @@ mkdir -p "$work"
 for variant in "$@"; do
   settings=()
   [[ $variant == default ]] || IFS=, read -r -a settings <<<"$variant"
-  envs=()
-  if [[ -n ${ENV_VARIANT:-} ]]; then envs=(${settings[@]+"${settings[@]}"}); settings=(); fi
   vdir=$work/$(echo "$variant" | tr -c 'A-Za-z0-9._=\n-' '_')
   for ((i = 1; i <= reps; i++)); do
     d=$vdir/rep$i
@@ -40,11 +37,11 @@ for variant in "$@"; do
       rm -rf "$d.between" && mkdir -p "$d.between"
       python3 "$root/tests/gpu/make_plan.py" "$d.between" "$PLUG/libabh_cublaslt_gemm.so" \
         "$work/env.json" "$BETWEEN"
-      env ${envs[@]+"${envs[@]}"} "$BIN/abharness-worker" run --run-dir "$d.between" --shape s \
+      "$BIN/abharness-worker" run --run-dir "$d.between" --shape s \
         --arm A1 >/dev/null 2>&1 || echo "between rep $i failed"
     fi
     s=$(date +%s.%N)
-    env ${envs[@]+"${envs[@]}"} "$BIN/abharness-worker" run --run-dir "$d" --shape s --arm A1 >"$d/out.txt" 2>"$d/err.txt" ||
+    "$BIN/abharness-worker" run --run-dir "$d" --shape s --arm A1 >"$d/out.txt" 2>"$d/err.txt" ||
       { echo "$variant rep $i failed:"; tail -3 "$d/err.txt"; }
     python3 -c "print($(date +%s.%N) - $s)" >"$d/wall"
   done

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <set>
+#include <utility>
 
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
@@ -46,7 +47,7 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerS
     opt.select = wanted;
     const SweepSummary s = run_sweep(run_dir, plan, starter, done, opt);
     ran += s.ran;
-    opt.warm.insert(s.variants_ran.begin(), s.variants_ran.end());
+    opt = warmed_by(std::move(opt), s);
     // A failed arm stops the extension: the next decision would rest on a missing arm. Resume
     // measures it again and continues.
     if (s.failed > 0 || s.ran == 0) break;
