@@ -21,14 +21,9 @@ work=${WORK:-$(mktemp -d /tmp/abh-aa.XXXXXX)}
 mkdir -p "$work"
 
 # A throw-away repository holding the built-in kernels and the manifest, as a kernel library would.
+source "$root/bench/kernel_repo.sh"
 repo=$work/repo
-if [ ! -d "$repo/.git" ]; then
-  mkdir -p "$repo"
-  cp -r "$root/include" "$root/kernels" "$root/abharness.json" "$repo/"
-  git -C "$repo" init -q -b main
-  git -C "$repo" -c user.name=bench -c user.email=bench@abharness.invalid add -A
-  git -C "$repo" -c user.name=bench -c user.email=bench@abharness.invalid commit -q -m "kernels"
-fi
+kernel_repo "$repo"
 
 for prec in "${precisions[@]}"; do
   grid=$work/grid_$prec.json

@@ -22,14 +22,9 @@ work=${WORK:-$(mktemp -d /tmp/abh-variants.XXXXXX)}
 mkdir -p "$work"
 [[ -d $BIN/../lib ]] && export LD_LIBRARY_PATH=$BIN/../lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
+source "$root/bench/kernel_repo.sh"
 repo=$work/repo
-if [ ! -d "$repo/.git" ]; then
-  mkdir -p "$repo"
-  cp -r "$root/include" "$root/kernels" "$root/abharness.json" "$repo/"
-  git -C "$repo" init -q -b main
-  git -C "$repo" -c user.name=bench -c user.email=bench@abharness.invalid add -A
-  git -C "$repo" -c user.name=bench -c user.email=bench@abharness.invalid commit -q -m "kernels"
-fi
+kernel_repo "$repo"
 grid=$work/grid.json
 python3 - ${SHAPES_M:-1 8 32 128 512 1024 2048 4096} >"$grid" <<'PY'
 import json, sys
