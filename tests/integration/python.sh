@@ -25,6 +25,12 @@ fake_dist() {  # VERSION: installs (or moves to) distribution abh-probe-pkg VERS
     >"$site/abh_probe_pkg-$1.dist-info/METADATA"
 }
 fake_dist 1.0
+# A Triton with a compile-cache key and no Gluon, for the faulty plugin below to import: an arm does
+# what a Triton kernel's first launch does on the CPU before its turn, and names what it could not.
+mkdir -p "$site/triton/runtime"
+: >"$site/triton/__init__.py"
+: >"$site/triton/runtime/__init__.py"
+echo 'def triton_key(): return "fake"' >"$site/triton/runtime/cache.py"
 
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" numpy repo >/dev/null
 small_grid grid.json
@@ -183,6 +189,7 @@ cat >faulty/faulty/problem.py <<'PY'
 import os
 
 import numpy
+import triton  # noqa: F401 (a fake one, in the virtualenv: its first launch's work is done ahead)
 
 from faulty.switch import FAULTY
 
@@ -260,6 +267,10 @@ fault_args=(--repo faulty --target py --python "$PY" --runs-root runs "${FAST[@]
 expect_rc 4 "$ABH" run "${fault_args[@]}" --baseline HEAD~1 --candidate HEAD --grid faults.json \
   --run-id f
 F=runs/f
+primed=$(grep -h "first-launch work done ahead" $F/logs/good/A1.out) ||
+  fail "an arm of a plugin importing Triton did not do its first-launch work ahead"
+grep -q "compile-cache key [0-9.]* s; not done, left to the first launch: Gluon descriptor types (Module" \
+  <<<"$primed" || fail "the Triton priming line is wrong: $primed"
 reason() { jget $F/logs/$1/B.failure.json 'j["reason"]'; }
 # want SHAPE EXIT TEXT: the arm failed with that exit code, its reason names TEXT on one line, and
 # its log holds the Python traceback.

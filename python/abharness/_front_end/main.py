@@ -9,6 +9,7 @@ import sys
 
 from . import protocol
 from .errors import FrontEndError, error_reason, log, print_traceback
+from .frameworks import prime_triton
 from .identity import interpreter_identity
 from .plan import PlannedArm, keep_off_measuring_cpu
 from .plugin_table import PythonPlugin
@@ -81,6 +82,7 @@ def run_arm(args, script):
     entry = import_entry(arm, python_dir)
     check_sources_clean(arm.src)
     log("module %s imported from %s" % (arm.python["module"], arm.src))
+    prime_triton()
     engine = load_engine(python_dir)
     log("engine loaded")
     origin = "%s.%s" % (arm.python["module"], arm.python["entry"])
