@@ -160,7 +160,9 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, const Stop
   ClockGuard guard(clock.peak_mhz, s.clock_floor);
   clock.floor_mhz = guard.floor_mhz();
 
-  auto rule = make_stopping_rule(s, goal);
+  StoppingGoal ticked = goal;
+  ticked.resolution_ns = clock.timer_resolution_ns;
+  auto rule = make_stopping_rule(s, ticked);
   Progress progress;
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> first_kernels;

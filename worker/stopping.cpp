@@ -1,5 +1,6 @@
 #include "stopping.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -71,6 +72,10 @@ class Precision final : public StoppingRule {
               "median +-" + precision_pct(ci->half_width()) + " (" + level() + " interval " +
                   nanos(ci->lo) + "-" + nanos(ci->hi) + " ns) <= " + precision_pct(target_) +
                   " target after " + std::to_string(n) + " samples"};
+    if (ci && minimums_met(s_, n, p))
+      if (auto d = out_of_reach(n, *ci, p)) return *d;
+    if (ci && (history_.empty() || n >= 2 * history_.back().first))
+      history_.emplace_back(n, ci->half_width());
     const std::string reached = (ci ? "the median at +-" + precision_pct(ci->half_width())
                                     : std::string("no interval yet")) +
                                 " (target " + precision_pct(target_) + " not met)";
@@ -86,6 +91,32 @@ class Precision final : public StoppingRule {
     std::snprintf(b, sizeof b, "%g%%", 100 * g_.confidence);
     return b;
   }
+  // Stops when the interval narrowed by kSlowNarrowing or less per doubling of the samples over
+  // the last fourfold, and at that rate the target lies beyond the arm's sample or time limit.
+  std::optional<StopDecision> out_of_reach(int n, const MedianInterval& ci,
+                                           const Progress& p) const {
+    if ((ci.hi - ci.lo) / 2 <= g_.resolution_ns) return std::nullopt;  // ties at the tick
+    auto before = std::find_if(history_.rbegin(), history_.rend(),
+                               [n](const auto& e) { return 4L * e.first <= n; });
+    if (before == history_.rend() || before->first < kNarrowingFrom) return std::nullopt;
+    const double h = ci.half_width();
+    const double per_doubling =
+        std::pow(h / before->second, 1 / std::log2(static_cast<double>(n) / before->first));
+    if (!(per_doubling > kSlowNarrowing)) return std::nullopt;
+    const double doublings =
+        per_doubling >= 1 ? INFINITY : std::log(target_ / h) / std::log(per_doubling);
+    const double needed = n * std::exp2(doublings);
+    if (needed <= s_.max_samples && p.measured_s * needed / n <= s_.max_time_s) return std::nullopt;
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.2f", per_doubling);
+    return StopDecision{
+        true, StopCause::converged,
+        "median +-" + precision_pct(h) + " after " + std::to_string(n) + " samples, +-" +
+            precision_pct(before->second) + " after " + std::to_string(before->first) +
+            ": its interval narrows by " + rate +
+            " per doubling of the samples, not 0.71 (a median between modes), so the " +
+            precision_pct(target_) + " target lies beyond the arm's limits; stopped there"};
+  }
   // The interval's width shrinks as 1 / sqrt(n): n (w / target)^2 samples reach the target.
   long wanted(int n, const std::optional<MedianInterval>& ci) const {
     if (!ci || !(ci->half_width() > 0)) return 0;
@@ -95,6 +126,7 @@ class Precision final : public StoppingRule {
   MeasureSettings s_;
   StoppingGoal g_;
   double target_;
+  std::vector<std::pair<int, double>> history_;  // (samples, half-width) at each doubling
 };
 
 class StdRel final : public StoppingRule {

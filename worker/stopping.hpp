@@ -14,6 +14,9 @@
 // 2 us GPU kernel needed 100 000 samples for 0.2 s of kernel time, a 1 ms one 200, whatever either
 // needed.
 //
+// It also stops, short of its target, when the interval narrows so slowly that the arm's limits
+// would come first (kSlowNarrowing); the reason says how fast it narrowed and what was reached.
+//
 // "stdrel" stops once the relative noise is <= max_noise, or — as nvbench's stdrel criterion
 // does — the noise is above the target but has converged: it moved by less than 5 % since the
 // sample count was half what it is now. "fixed" takes exactly min_samples.
@@ -41,7 +44,22 @@ struct StoppingGoal {
   // > 0: stop after this many seconds of sampling (wall clock) whatever the rule says. A warm-up
   // arm's (kWarmUpArmWallS), whose samples are not evidence.
   double wall_limit_s = 0;
+  // The timer's tick in ns (0: finer than anything measured). An interval no wider than a tick
+  // either side is one of ties, which resolve all at once (see kSlowNarrowing).
+  double resolution_ns = 0;
 };
+
+// The precision rule gives up on its target when the median's interval narrows far more slowly
+// than 1/sqrt(n), 0.71 per doubling of the samples: at most kSlowNarrowing per doubling over the
+// last fourfold (from kNarrowingFrom samples on), with the target out of reach within the arm's
+// limits at that rate. On the H200 the m=1 reference GEMM rotates 8 buffer sets whose medians
+// differ by up to 15 % (62-72 us): the arm's median sits between modes, and such arms ran to the
+// 100,000-sample cap (10 s each) with their median still at +-1.2 %, a precision that the
+// spread between whole processes of that shape (3 %) swamps anyway. Ties at
+// the timer's tick (an interval one tick wide that collapses to a point later) are not slow
+// narrowing and are left alone.
+inline constexpr double kSlowNarrowing = 0.84;
+inline constexpr int kNarrowingFrom = 256;
 
 // A warm-up arm warms the machine and the plugin for the arms after it; its samples are thrown
 // away, so it need not reach the rule's precision. Uncapped, the first warm-up of the

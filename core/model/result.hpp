@@ -65,8 +65,9 @@ struct ArmPhase {
 };
 
 // Why an arm stopped sampling (worker/stopping.hpp): its median was precise enough (precision), its
-// noise met the target or converged (stdrel), the fixed count was reached, a limit was reached,
-// or the clock floor's recovery pauses used up the time limit.
+// noise met the target or converged (stdrel), its median's interval narrowed too slowly to reach
+// the target within the limits (precision, also converged), the fixed count was reached, a limit
+// was reached, or the clock floor's recovery pauses used up the time limit.
 enum class StopCause { precision, noise, converged, fixed, sample_limit, time_limit, clock_floor };
 std::string to_string(StopCause c);
 std::vector<std::string> stop_cause_names();

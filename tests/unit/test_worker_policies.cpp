@@ -228,7 +228,9 @@ TEST_CASE("precision: a high-spread arm stops once its median is precise, far be
     };
     auto [ds, vs] = run_rule(*make_stopping_rule(stdrel, kGoal), draw);
     CHECK(ds.cause == StopCause::sample_limit);
-    auto [d, v] = run_rule(*make_stopping_rule(s, kGoal), draw);
+    StoppingGoal ticked = kGoal;
+    ticked.resolution_ns = 10;  // ties at the tick are not slow narrowing
+    auto [d, v] = run_rule(*make_stopping_rule(s, ticked), draw);
     REQUIRE(d.stop);
     CHECK(d.cause == StopCause::precision);
     INFO(v.size() << " samples: " << d.reason);
@@ -252,6 +254,45 @@ TEST_CASE("precision: a high-spread arm stops once its median is precise, far be
     const auto ci = median_interval(v, 0.95);
     REQUIRE(ci);
     CHECK(ci->half_width() <= 0.001);
+  }
+}
+
+TEST_CASE("precision: a median between modes stops when its interval narrows too slowly") {
+  MeasureSettings s;  // the defaults: 0.1 % at a 1 % band, at most 100 000 samples, 10 s
+  s.min_time_s = 0;
+  SUBCASE("8 buffer sets whose medians differ by up to 15 %, as the m=1 reference GEMM's") {
+    // The sets' medians of one H200 arm (us); each sample is the next set's, 1.5 % spread.
+    const double sets[] = {71.0, 65.3, 71.9, 62.4, 64.5, 63.0, 70.0, 71.5};
+    Rng rng(12);
+    size_t i = 0;
+    auto draw = [&] { return 1000 * sets[i++ % 8] * std::exp(0.011 * rng.normal()); };
+    auto [d, v] = run_rule(*make_stopping_rule(s, kGoal), draw);
+    REQUIRE(d.stop);
+    INFO(v.size() << " samples: " << d.reason);
+    CHECK(d.cause == StopCause::converged);
+    CHECK(v.size() < 20000);
+    CHECK(d.reason.find("per doubling of the samples, not 0.71") != std::string::npos);
+    CHECK(d.reason.find("0.1% target lies beyond the arm's limits") != std::string::npos);
+  }
+  SUBCASE("a smooth spread narrows as 1/sqrt(n): it runs on to its target") {
+    // 8 % spread: about (1.96 * 1.2533 * 8 / 0.1)^2 = 38 000 samples, within the cap.
+    Rng rng(13);
+    auto draw = [&] { return 5000 * std::exp(0.08 * rng.normal()); };
+    auto [d, v] = run_rule(*make_stopping_rule(s, kGoal), draw);
+    INFO(v.size() << " samples: " << d.reason);
+    CHECK(d.cause == StopCause::precision);
+    CHECK(v.size() > 20000);
+  }
+  SUBCASE("ties at the timer's tick, one tick wide for long, are left to resolve") {
+    // A 1.7 us kernel read on a 32 ns tick, its median near a tick's edge: the interval is one
+    // tick wide for thousands of samples, then a point.
+    Rng rng(14);
+    auto draw = [&] { return 32 * std::round((1712 + 120 * rng.normal()) / 32); };
+    StoppingGoal ticked = kGoal;
+    ticked.resolution_ns = 32;
+    auto [d, v] = run_rule(*make_stopping_rule(s, ticked), draw);
+    INFO(v.size() << " samples: " << d.reason);
+    CHECK(d.cause != StopCause::converged);
   }
 }
 
