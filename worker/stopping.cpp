@@ -98,13 +98,16 @@ class Precision final : public StoppingRule {
     if ((ci.hi - ci.lo) / 2 <= g_.resolution_ns) return std::nullopt;  // ties at the tick
     auto before = std::find_if(history_.rbegin(), history_.rend(),
                                [n](const auto& e) { return 4L * e.first <= n; });
-    if (before == history_.rend() || before->first < kNarrowingFrom) return std::nullopt;
+    // A point interval then (ties) says nothing of a rate.
+    if (before == history_.rend() || before->first < kNarrowingFrom || !(before->second > 0))
+      return std::nullopt;
     const double h = ci.half_width();
     const double per_doubling =
         std::pow(h / before->second, 1 / std::log2(static_cast<double>(n) / before->first));
-    if (!(per_doubling > kSlowNarrowing)) return std::nullopt;
-    const double doublings =
-        per_doubling >= 1 ? INFINITY : std::log(target_ / h) / std::log(per_doubling);
+    // Narrowing, slowly. An interval that widened belongs to samples that moved during the arm
+    // (a loaded CPU's arms settle again): left to the limits, as before.
+    if (!(per_doubling > kSlowNarrowing && per_doubling < 1)) return std::nullopt;
+    const double doublings = std::log(target_ / h) / std::log(per_doubling);
     const double needed = n * std::exp2(doublings);
     if (needed <= s_.max_samples && p.measured_s * needed / n <= s_.max_time_s) return std::nullopt;
     char rate[32];

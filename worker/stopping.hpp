@@ -56,8 +56,9 @@ struct StoppingGoal {
 // differ by up to 15 % (62-72 us): the arm's median sits between modes, and such arms ran to the
 // 100,000-sample cap (10 s each) with their median still at +-1.2 %, a precision that the
 // spread between whole processes of that shape (3 %) swamps anyway. Ties at
-// the timer's tick (an interval one tick wide that collapses to a point later) are not slow
-// narrowing and are left alone.
+// the timer's tick (an interval one tick wide that collapses to a point later), a point interval
+// fourfold before, and an interval that widened (samples that moved during the arm: a loaded
+// CPU's once went from a point to +-6.3 %) are not slow narrowing and are left to the limits.
 inline constexpr double kSlowNarrowing = 0.84;
 inline constexpr int kNarrowingFrom = 256;
 
