@@ -21,6 +21,10 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
                "confirmation block when its interval lies wholly beyond this factor (0: always "
                "confirm)")
       ->capture_default_str();
+  c.add_option("--prior-conflict", s.prior_conflict_level,
+               "a shape whose arms vary more than the other shapes' allow at this level (an F "
+               "test) is judged on its own arms and left out of their prior (0: never)")
+      ->capture_default_str();
   c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");

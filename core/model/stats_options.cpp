@@ -31,6 +31,10 @@ bool decisive_in_range(double v) {
   return v == 0 || v >= 1.1;
 }
 
+bool conflict_level_in_range(double v) {
+  return v == 0 || (v >= 0.9 && v < 1);
+}
+
 bool confidence_in_range(double v) {
   return v > 0.5 && v < 1;
 }
@@ -50,6 +54,10 @@ void validate(const StatsOptions& o) {
     throw UsageError("--decisive-factor " + shortest(o.decisive_factor) +
                      " is out of range: give 0 (every verdict on one candidate arm is confirmed) "
                      "or a factor of at least 1.1, e.g. 1.5");
+  if (!conflict_level_in_range(o.prior_conflict_level))
+    throw UsageError("--prior-conflict " + shortest(o.prior_conflict_level) +
+                     " is out of range: give 0 (every shape borrows the other shapes' arm "
+                     "variation) or a level in [0.9, 1), e.g. 0.999");
   // Each tail of the percentile interval needs a handful of replicates beyond it, or the interval
   // edges are just the most extreme replicates.
   double tail = o.resamples * (1 - o.confidence) / 2;
@@ -65,7 +73,8 @@ json to_json(const StatsOptions& o) {
               {"resamples", o.resamples},
               {"seed", o.seed},
               {"clock_normalize", o.clock_normalize},
-              {"decisive_factor", o.decisive_factor}};
+              {"decisive_factor", o.decisive_factor},
+              {"prior_conflict_level", o.prior_conflict_level}};
 }
 
 StatsOptions stats_options_from_json(const json& j, const std::string& w) {
@@ -76,6 +85,8 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.seed = field<std::uint64_t>(j, "seed", w);
   o.clock_normalize = j.contains("clock_normalize") ? field<bool>(j, "clock_normalize", w) : false;
   o.decisive_factor = j.contains("decisive_factor") ? field<double>(j, "decisive_factor", w) : 0;
+  o.prior_conflict_level =
+      j.contains("prior_conflict_level") ? field<double>(j, "prior_conflict_level", w) : 0;
   return o;
 }
 

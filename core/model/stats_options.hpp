@@ -27,6 +27,11 @@ struct StatsOptions {
   // by up to 1.85x on a loaded 2-core machine, so they always confirm. 0: every one-arm verdict
   // confirms. Read as 0 from documents written before it.
   double decisive_factor = 1.5;
+  // A shape whose own between-arm variation conflicts with the prior its run's other shapes give
+  // (an F test at this level, stats/statistics.hpp: conflicts_with_prior) is judged on its own
+  // arms and left out of the others' priors (docs/statistics.md#variation-between-arms). 0: never,
+  // as documents written before it read.
+  double prior_conflict_level = 0.999;
   bool operator==(const StatsOptions&) const = default;
 };
 
@@ -35,7 +40,7 @@ void validate(const StatsOptions& o);
 
 // The "decision" object of plan.json's schedule and the "stats" object of report.json and
 // compare.json. A document written before clock normalization existed reads as false, one
-// written before the decisive factor as 0.
+// written before the decisive factor or the prior-conflict level as 0.
 json to_json(const StatsOptions& o);
 StatsOptions stats_options_from_json(const json& j, const std::string& where);
 

@@ -80,6 +80,9 @@ struct ShapeRow : ShapeEstimate {
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
   // one moderated with the run's other shapes that the interval used.
   std::optional<ArmVariation> own_variation, variation;
+  // The own estimate conflicted with the other shapes' prior (conflicts_with_prior): the interval
+  // rests on the shape's own arms, and the other shapes' priors leave it out.
+  bool prior_conflict = false;
   std::vector<std::string> throttled_arms;
   // Set when the shape was compared at one SM clock (StatsOptions::clock_normalize): the median of
   // all its samples' clocks, to which every sample was moved.
@@ -253,6 +256,14 @@ struct Decisive {
   double factor = 0;
   bool operator==(const Decisive&) const = default;
 };
+// Shapes whose arms varied far more than the run's other shapes' (ShapeRow::prior_conflict): each
+// judged on its own arms, and left out of the others' priors.
+struct PriorConflict {
+  int shapes = 0;
+  std::string first_shape;
+  double level = 0;
+  bool operator==(const PriorConflict&) const = default;
+};
 // The conditional blocks that ran (--until-decided): `blocks` blocks of `shapes` shapes, `arms`
 // arms in all, beyond the `planned` blocks of every shape; `limit` is the most a shape could get.
 struct ExtraBlocks {
@@ -260,9 +271,10 @@ struct ExtraBlocks {
   bool operator==(const ExtraBlocks&) const = default;
 };
 }  // namespace note
-using ReportNote = std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock,
-                                note::ClockGap, note::FewArmDegrees, note::DriftJudged,
-                                note::Unconfirmed, note::Decisive, note::ExtraBlocks>;
+using ReportNote =
+    std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock, note::ClockGap,
+                 note::FewArmDegrees, note::DriftJudged, note::Unconfirmed, note::Decisive,
+                 note::PriorConflict, note::ExtraBlocks>;
 
 struct Report {
   int schema_version = 0;

@@ -276,21 +276,26 @@ std::vector<std::string> row_timings(const std::vector<ShapeRow>& rows) {
 }
 
 // Each shape's prior for its between-arm variation, pooled from the other shapes of its own
-// timing only: another timing's arms vary differently.
-std::vector<ArmVariation> priors_by_timing(const std::vector<ShapeRow>& rows,
-                                           const std::vector<std::optional<ArmVariation>>& own) {
+// timing only (another timing's arms vary differently), robust to the shapes that conflict with
+// theirs (robust_priors).
+RobustPriors priors_by_timing(const std::vector<ShapeRow>& rows,
+                              const std::vector<std::optional<ArmVariation>>& own,
+                              const StatsOptions& opt) {
+  // A between-arm spread of a tenth of the band is too small to matter to any verdict: below it
+  // no shape conflicts with a prior, however quiet.
+  const double floor = std::pow(0.1 * opt.noise_band, 2);
   const std::vector<std::string> timings = row_timings(rows);
-  if (timings.size() <= 1) return leave_one_out_priors(own);
-  std::vector<ArmVariation> priors(rows.size());
+  if (timings.size() <= 1) return robust_priors(own, opt.prior_conflict_level, floor);
+  RobustPriors all{std::vector<ArmVariation>(rows.size()), std::vector<bool>(rows.size(), false)};
   for (const std::string& t : timings) {
     std::vector<std::optional<ArmVariation>> of_t(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (rows[i].timing == t) of_t[i] = own[i];
-    const std::vector<ArmVariation> p = leave_one_out_priors(of_t);
+    const RobustPriors p = robust_priors(of_t, opt.prior_conflict_level, floor);
     for (std::size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].timing == t) priors[i] = p[i];
+      if (rows[i].timing == t) all.priors[i] = p.priors[i], all.conflict[i] = p.conflict[i];
   }
-  return priors;
+  return all;
 }
 
 // One summary over every row; with several timings, one per timing besides it, which alone
@@ -365,9 +370,12 @@ Report build_report(const Plan& plan, const std::vector<ArmOutcome>& outcomes,
   std::vector<std::optional<ArmVariation>> own(plan.shapes.size());
   for (std::size_t i = 0; i < plan.shapes.size(); ++i)
     if (stage_one[i]) own[i] = stage_one[i]->own;
-  const std::vector<ArmVariation> priors = priors_by_timing(r.shapes, own);
-  for (std::size_t i = 0; i < plan.shapes.size(); ++i)
-    if (stage_one[i]) estimates[i] = compare(r.shapes[i], *stage_one[i], priors[i], opt);
+  const RobustPriors priors = priors_by_timing(r.shapes, own, opt);
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
+    if (!stage_one[i]) continue;
+    r.shapes[i].prior_conflict = priors.conflict[i];
+    estimates[i] = compare(r.shapes[i], *stage_one[i], priors.priors[i], opt);
+  }
   summarize_timings(r, estimates, opt);
   r.sol = add_speed_of_light(index, roofline, r.shapes);
   r.layer = layer_summary(plan, r.shapes);

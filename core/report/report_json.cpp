@@ -133,7 +133,8 @@ json arm_variation_json(const ShapeRow& r) {
   return json{{"own_variance", r.own_variation->variance},
               {"own_df", r.own_variation->df},
               {"variance", r.variation->variance},
-              {"df", r.variation->df}};
+              {"df", r.variation->df},
+              {"prior_conflict", r.prior_conflict}};
 }
 
 void read_arm_variation(const json& j, const std::string& w, ShapeRow& r) {
@@ -147,6 +148,7 @@ void read_arm_variation(const json& j, const std::string& w, ShapeRow& r) {
   };
   r.own_variation = ArmVariation{non_negative("own_variance"), non_negative("own_df")};
   r.variation = ArmVariation{non_negative("variance"), non_negative("df")};
+  r.prior_conflict = v.contains("prior_conflict") && field<bool>(v, "prior_conflict", where);
 }
 
 json to_json(const ShapeRow& r) {

@@ -94,6 +94,17 @@ std::optional<note::Decisive> decisive(const Report& r) {
   return n;
 }
 
+std::optional<note::PriorConflict> prior_conflict(const Report& r) {
+  note::PriorConflict n;
+  n.level = r.stats.prior_conflict_level;
+  for (const auto& row : r.shapes) {
+    if (!row.prior_conflict) continue;
+    if (n.shapes++ == 0) n.first_shape = row.shape;
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
 std::optional<note::ExtraBlocks> extra_blocks(const Report& r) {
   note::ExtraBlocks n;
   n.planned = r.provenance.schedule.rounds;
@@ -141,6 +152,7 @@ std::vector<ReportNote> report_notes(const Report& r) {
   if (auto n = drift_judged(r)) out.push_back(*n);
   if (auto n = unconfirmed(r)) out.push_back(*n);
   if (auto n = decisive(r)) out.push_back(*n);
+  if (auto n = prior_conflict(r)) out.push_back(*n);
   if (auto n = extra_blocks(r)) out.push_back(*n);
   return out;
 }
@@ -155,6 +167,7 @@ NoteTopic topic(const ReportNote& n) {
     NoteTopic operator()(const note::DriftJudged&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::Unconfirmed&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::Decisive&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::PriorConflict&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::ExtraBlocks&) const { return NoteTopic::interval; }
   };
   return std::visit(Topic{}, n);

@@ -312,6 +312,14 @@ std::string note_text(const ReportNote& n) {
              "), a change no disturbance of one arm could fake (--decisive-factor; "
              "docs/statistics.md#confirmation)";
     }
+    std::string operator()(const note::PriorConflict& c) const {
+      return std::to_string(c.shapes) + " shape(s) (" + c.first_shape +
+             (c.shapes > 1 ? ", ..." : "") +
+             ") had arms that disagree far more than the other shapes' (an F test at " +
+             fmt::fixed(100 * c.level, 1) +
+             " %): each is judged on its own arms alone, and left out of the variation the "
+             "other shapes borrow (--prior-conflict; docs/statistics.md#variation-between-arms)";
+    }
     std::string operator()(const note::Unconfirmed& u) const {
       return std::to_string(u.shapes) + " shape(s) (" + u.first_shape +
              (u.shapes > 1 ? ", ..." : "") +

@@ -1,6 +1,7 @@
 #include "stats/statistics.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/fisher_f.hpp>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -279,6 +280,30 @@ ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation
   const double df = own.df + prior.df;
   if (df == 0) return {};
   return {(own.df * own.variance + prior.df * prior.variance) / df, df};
+}
+
+bool conflicts_with_prior(const ArmVariation& own, const ArmVariation& prior, double level,
+                          double floor_variance) {
+  if (level <= 0 || own.df <= 0 || prior.df <= 0) return false;
+  const boost::math::fisher_f_distribution<double> f(own.df, prior.df);
+  return own.variance > boost::math::quantile(f, level) * std::max(prior.variance, floor_variance);
+}
+
+RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
+                           double floor_variance) {
+  RobustPriors r{leave_one_out_priors(own), std::vector<bool>(own.size(), false)};
+  std::vector<std::optional<ArmVariation>> kept = own;
+  bool any = false;
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (own[i] && conflicts_with_prior(*own[i], r.priors[i], level, floor_variance)) {
+      r.conflict[i] = any = true;
+      kept[i].reset();
+    }
+  if (!any) return r;
+  r.priors = leave_one_out_priors(kept);
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (r.conflict[i]) r.priors[i] = {};
+  return r;
 }
 
 namespace {

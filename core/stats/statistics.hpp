@@ -173,6 +173,27 @@ std::vector<ArmVariation> leave_one_out_priors(const std::vector<std::optional<A
 // and A2 disagree still widens its interval.
 ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation& prior);
 
+// A shape's own estimate conflicts with its prior when an F test says its arms vary more than the
+// prior allows at `level` (StatsOptions::prior_conflict_level): own variance above the F(d, d0)
+// quantile times the prior variance, or times `floor_variance` when that is larger (a between-arm
+// spread too small to matter to the comparison conflicts with nothing). Such a shape is not the
+// kind of shape the prior describes: a whole arm 7.6 % off its pairs (an H200 A/A of the
+// reference grid) moderated with the other shapes' 0.1 % gave an identical build an interval of
+// [0.939, 0.989], `slower`, and widened every other shape's prior until all 15 were `ambiguous`.
+// level 0: never.
+bool conflicts_with_prior(const ArmVariation& own, const ArmVariation& prior, double level,
+                          double floor_variance);
+
+// leave_one_out_priors, robust to the shapes that conflict with theirs: those are left out of
+// every other shape's prior, and get none themselves (empty: their interval rests on their own
+// arms alone). One pass: a shape that conflicts only once others are left out is not looked for.
+struct RobustPriors {
+  std::vector<ArmVariation> priors;
+  std::vector<bool> conflict;  // per shape: conflicted with its prior, and has none
+};
+RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
+                           double floor_variance);
+
 // --- Per-shape ratio ---------------------------------------------------------------------------
 
 // Stage one of a shape's interval: the arms' medians, the sample-level bootstrap of each variant's

@@ -452,6 +452,42 @@ TEST_CASE("arm variation: each shape's leave-one-out prior pools every other sha
   CHECK(leave_one_out_priors({}).empty());
 }
 
+TEST_CASE("arm variation: a shape whose arms conflict with the prior is judged on its own") {
+  // F(4, 10) at 99.9 % is 11.28: four degrees of freedom of own arms against a 10-df prior.
+  const ArmVariation quiet{1e-6, 10};
+  CHECK(conflicts_with_prior({7e-4, 4}, quiet, 0.999, 1e-6));  // a whole arm 7.6 % off
+  CHECK_FALSE(conflicts_with_prior({11e-6, 4}, quiet, 0.999, 1e-6));
+  CHECK(conflicts_with_prior({11.5e-6, 4}, quiet, 0.999, 1e-6));
+  CHECK_FALSE(conflicts_with_prior({7e-4, 4}, quiet, 0, 1e-6));  // level 0: never
+  CHECK_FALSE(conflicts_with_prior({7e-4, 0}, quiet, 0.999, 1e-6));
+  CHECK_FALSE(conflicts_with_prior({7e-4, 4}, {}, 0.999, 1e-6));
+  // A prior of arms that agree exactly: judged against the floor, not against 0.
+  CHECK_FALSE(conflicts_with_prior({5e-6, 4}, {0, 10}, 0.999, 1e-6));
+  CHECK(conflicts_with_prior({5e-6, 4}, {0, 10}, 0.999, 1e-8));
+
+  // Five quiet shapes and one with an outlier arm: it alone conflicts, gets no prior, and the
+  // others' priors pool the quiet ones only.
+  std::vector<std::optional<ArmVariation>> own(5, ArmVariation{1e-6, 1});
+  own.push_back(ArmVariation{7e-4, 4});
+  own.push_back(std::nullopt);
+  const RobustPriors r = robust_priors(own, 0.999, 1e-6);
+  REQUIRE(r.priors.size() == own.size());
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK_FALSE(r.conflict[i]);
+    CHECK(r.priors[i].variance == doctest::Approx(1e-6));
+    CHECK(r.priors[i].df == 4);
+  }
+  CHECK(r.conflict[5]);
+  CHECK(r.priors[5] == ArmVariation{});
+  CHECK_FALSE(r.conflict[6]);
+  CHECK(r.priors[6].variance == doctest::Approx(1e-6));
+  // Without the check, the outlier widens every other shape's prior 20-fold and more.
+  const std::vector<ArmVariation> plain = leave_one_out_priors(own);
+  CHECK(plain[0].variance > 20 * r.priors[0].variance);
+  // Level 0 is the plain leave-one-out prior.
+  CHECK(robust_priors(own, 0, 1e-6).priors == plain);
+}
+
 TEST_CASE("arm variation: one ABA block's interval widens when A1 and A2 disagree") {
   StatsOptions opt;
   const ArmVariation quiet_prior{1e-6, kPriorDfCap};  // other shapes' arms agree to 0.1 %

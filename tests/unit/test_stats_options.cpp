@@ -27,6 +27,13 @@ TEST_CASE("stats options: out-of-range options are usage errors") {
   CHECK_NOTHROW(validate(o));
   o.decisive_factor = 1.02;  // within the noise of a GPU arm: not decisive of anything
   CHECK_THROWS_WITH_AS(validate(o), doctest::Contains("--decisive-factor"), UsageError);
+  o = {};
+  o.prior_conflict_level = 0;  // off
+  CHECK_NOTHROW(validate(o));
+  o.prior_conflict_level = 0.5;  // every other shape would conflict
+  CHECK_THROWS_WITH_AS(validate(o), doctest::Contains("--prior-conflict"), UsageError);
+  o.prior_conflict_level = 1;
+  CHECK_THROWS_AS(validate(o), UsageError);
 }
 
 TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normalize reads false") {
@@ -44,6 +51,10 @@ TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normal
   CHECK(j.at("decisive_factor") == 1.5);
   old.erase("decisive_factor");
   CHECK(stats_options_from_json(old, "report.json.stats").decisive_factor == 0);
+  // Written before the prior-conflict check: every shape borrowed its prior.
+  CHECK(j.at("prior_conflict_level") == 0.999);
+  old.erase("prior_conflict_level");
+  CHECK(stats_options_from_json(old, "report.json.stats").prior_conflict_level == 0);
   old.erase("seed");
   CHECK_THROWS_WITH_AS(stats_options_from_json(old, "report.json.stats"),
                        doctest::Contains("report.json.stats"), Error);
