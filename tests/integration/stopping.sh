@@ -18,7 +18,8 @@ args=(--repo repo --baseline HEAD --candidate HEAD --grid grid.json --runs-root 
 
 # check RUN TARGET: the arms stopped on precision, far below the cap, with consistent evidence.
 # A median that sits where two timer readings meet can need more samples than any other (the
-# interval spans both readings until one side wins): such an arm may reach the cap, and must say so.
+# interval spans both readings until one side wins): such an arm may reach the cap, and must say
+# so; one whose interval narrows far more slowly than 1/sqrt(n) may stop short of it, saying why.
 check() {
   python3 - "$1" "$2" <<'PY' || fail "$1: the arms did not stop on precision as expected (above)"
 import glob, json, statistics, sys
@@ -43,6 +44,10 @@ for path in paths:
         on_precision += 1
         assert n >= 10 and ci["half_width"] <= target, (where, ci)
         assert f"target after {n} samples" in m["stop_reason"], where
+    elif stop["cause"] == "converged":
+        # Its interval narrowed too slowly to reach the target within the limits (loaded, a
+        # 51 ns arm's went from +-8.8 % to +-7.5 % over 19,601 to 78,993 samples).
+        assert ci["half_width"] > target and "per doubling of the samples" in m["stop_reason"], where
     else:
         assert stop["cause"] == "sample_limit" and n == 100000, where
         assert ci["half_width"] > target and "not met" in m["stop_reason"], (where, ci)
