@@ -169,7 +169,8 @@ int conclude_variants(const fs::path& run_dir, const Plan& plan, const Validatio
   RenderOptions term;
   term.color = use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR"));
   if (!flags.quiet || flags.print_asked) std::cout << render_variants(report, flags.print, term);
-  if (dir) std::cerr << "reports: " << (*dir / "report.md").string() << " (.json .csv .pr.md)\n";
+  if (dir)
+    std::cerr << "reports: " << (*dir / "report.md").string() << " (.json .csv .tidy.csv .pr.md)\n";
   std::cerr << "result-set digest: " << v.result_set_digest << "\n";
   return gate_exit_code(gates, v, run_dir, flags);
 }

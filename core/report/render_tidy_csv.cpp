@@ -1,8 +1,9 @@
 // The tidy CSV (report.tidy.csv, docs/csv.md): one row per shape and one per arm, every value in
 // its own column and the same columns whatever the schedule, so the files of several runs stack
 // into one table (`pandas.concat`, `csvstack`, `cat` after the first header). Columns that do not
-// apply to a row are empty. Each row names its run (run id, result-set digest, the two commits) and
-// its shape, with the shape's grid parameters as columns after the fixed ones, sorted by name.
+// apply to a row are empty. Each row names its run (run id, result-set digest, the two commits),
+// its comparison (the candidate's name: several in a run of a variants file) and its shape, with
+// the shapes' grid parameters as columns after the fixed ones, sorted by name.
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -21,13 +22,15 @@ std::string param_cell(const json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-// The parameter names of every shape, sorted; each with its column name: the name itself, or
-// "param_<name>" where a fixed column has that name.
-std::vector<std::pair<std::string, std::string>> param_columns(const Report& r) {
+// The parameter names of every shape of every report, sorted; each with its column name: the
+// name itself, or "param_<name>" where a fixed column has that name.
+std::vector<std::pair<std::string, std::string>> param_columns(
+    const std::vector<TidyComparison>& comparisons) {
   std::set<std::string> names;
-  for (const auto& row : r.shapes)
-    if (row.params.is_object())
-      for (const auto& [k, v] : row.params.items()) names.insert(k);
+  for (const auto& c : comparisons)
+    for (const auto& row : c.report->shapes)
+      if (row.params.is_object())
+        for (const auto& [k, v] : row.params.items()) names.insert(k);
   const auto& fixed = tidy_csv_columns();
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& n : names)
@@ -99,7 +102,7 @@ const std::vector<std::string>& tidy_csv_columns() {
   static const std::vector<std::string> columns = {
       // The run
       "run_id", "result_set_digest", "target", "baseline_revision", "baseline_commit",
-      "candidate_revision", "candidate_commit",
+      "candidate_revision", "candidate_commit", "candidate_name",
       // The shape, and which row of it this is
       "shape", "label", "timing", "row", "arm", "variant", "round",
       // Shape rows: what was concluded
@@ -113,42 +116,49 @@ const std::vector<std::string>& tidy_csv_columns() {
   return columns;
 }
 
-std::string render_tidy_csv(const Report& r, const RenderOptions&) {
+std::string render_tidy_csv(const std::vector<TidyComparison>& comparisons) {
   const auto& fixed = tidy_csv_columns();
-  const auto params = param_columns(r);
+  const auto params = param_columns(comparisons);
   std::vector<std::string> header = fixed;
   for (const auto& p : params) header.push_back(p.second);
   std::string out = fmt::csv_row(header);
-
-  const Cells run = {{"run_id", r.provenance.run_id},
-                     {"result_set_digest", r.provenance.result_set_digest},
-                     {"target", r.provenance.plugin_target},
-                     {"baseline_revision", revision_of(r, "baseline")},
-                     {"baseline_commit", commit_of(r, "baseline")},
-                     {"candidate_revision", revision_of(r, "candidate")},
-                     {"candidate_commit", commit_of(r, "candidate")}};
   // Each cell's column by its name: a scan of the fixed columns per cell was most of this
   // renderer's time at 50,000 shapes (perf).
   std::unordered_map<std::string_view, std::size_t> column;
   for (std::size_t i = 0; i < fixed.size(); ++i) column.emplace(fixed[i], i);
-  auto emit = [&](const ShapeRow& row, const Cells& cells) {
-    std::vector<std::string> line(header.size());
-    auto put = [&](const Cells& cs) {
-      for (const auto& [name, value] : cs) line[column.at(name)] = value;
+  for (const auto& [name, report] : comparisons) {
+    const Report& r = *report;
+    const Cells run = {{"run_id", r.provenance.run_id},
+                       {"result_set_digest", r.provenance.result_set_digest},
+                       {"target", r.provenance.plugin_target},
+                       {"baseline_revision", revision_of(r, "baseline")},
+                       {"baseline_commit", commit_of(r, "baseline")},
+                       {"candidate_revision", revision_of(r, "candidate")},
+                       {"candidate_commit", commit_of(r, "candidate")},
+                       {"candidate_name", name}};
+    auto emit = [&](const ShapeRow& row, const Cells& cells) {
+      std::vector<std::string> line(header.size());
+      auto put = [&](const Cells& cs) {
+        for (const auto& [col, value] : cs) line[column.at(col)] = value;
+      };
+      put(run);
+      put({{"shape", row.shape}, {"label", row.label}, {"timing", row.timing}});
+      put(cells);
+      for (std::size_t i = 0; i < params.size(); ++i)
+        if (row.params.is_object() && row.params.contains(params[i].first))
+          line[fixed.size() + i] = param_cell(row.params[params[i].first]);
+      out += fmt::csv_row(line);
     };
-    put(run);
-    put({{"shape", row.shape}, {"label", row.label}, {"timing", row.timing}});
-    put(cells);
-    for (std::size_t i = 0; i < params.size(); ++i)
-      if (row.params.is_object() && row.params.contains(params[i].first))
-        line[fixed.size() + i] = param_cell(row.params[params[i].first]);
-    out += fmt::csv_row(line);
-  };
-  for (const auto& row : r.shapes) {
-    emit(row, shape_cells(row));
-    for (const auto& a : row.arms) emit(row, arm_cells(a));
+    for (const auto& row : r.shapes) {
+      emit(row, shape_cells(row));
+      for (const auto& a : row.arms) emit(row, arm_cells(a));
+    }
   }
   return out;
+}
+
+std::string render_tidy_csv(const Report& r, const RenderOptions&) {
+  return render_tidy_csv({{"candidate", &r}});
 }
 
 }  // namespace abh

@@ -38,6 +38,13 @@ std::string render_csv(const Report& r, const RenderOptions& opt);
 // docs/csv.md); tidy_csv_columns: its fixed columns, in order, before the parameters.
 std::string render_tidy_csv(const Report& r, const RenderOptions& opt);
 const std::vector<std::string>& tidy_csv_columns();
+// The tidy CSV of several comparisons of one run (a variants file: each candidate against the
+// baseline), one header, each comparison's rows with its candidate's name in `candidate_name`.
+struct TidyComparison {
+  std::string candidate_name;
+  const Report* report = nullptr;
+};
+std::string render_tidy_csv(const std::vector<TidyComparison>& comparisons);
 std::string render_svg(const Report& r, const RenderOptions& opt);
 // A pull-request comment (render_pr.cpp): never more than kPrCommentLimit characters, GitHub's
 // limit for one comment, and it starts with kPrMarker, by which a CI job finds its own comment

@@ -171,4 +171,10 @@ std::string render_variants_csv(const VariantsReport& r, const RenderOptions&) {
   return out;
 }
 
+std::string render_variants_tidy_csv(const VariantsReport& r, const RenderOptions&) {
+  std::vector<TidyComparison> comparisons;
+  for (const auto& c : r.candidates) comparisons.push_back({c.name, &c.report});
+  return render_tidy_csv(comparisons);
+}
+
 }  // namespace abh

@@ -146,6 +146,7 @@ const std::vector<VariantsFormat>& variants_format_table() {
                                                 {"markdown", "md", render_variants_markdown},
                                                 {"pr", "pr.md", render_variants_pr},
                                                 {"csv", "csv", render_variants_csv},
+                                                {"tidy-csv", "tidy.csv", render_variants_tidy_csv},
                                                 {"json", "json", render_variants_json}};
   return t;
 }

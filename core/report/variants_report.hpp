@@ -88,5 +88,7 @@ std::string render_variants_markdown(const VariantsReport& r, const RenderOption
 std::string render_variants_pr(const VariantsReport& r, const RenderOptions& opt);
 std::string render_variants_csv(const VariantsReport& r, const RenderOptions& opt);
 std::string render_variants_json(const VariantsReport& r, const RenderOptions& opt);
+// Every candidate's comparison in one tidy CSV (render_tidy_csv of several comparisons).
+std::string render_variants_tidy_csv(const VariantsReport& r, const RenderOptions& opt);
 
 }  // namespace abh

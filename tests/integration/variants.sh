@@ -57,6 +57,22 @@ grep -q "| \`m96_n64_k80\` |" $R/report.md || fail "report.md lacks the matrix r
 head -1 $R/report.pr.md | grep -q "abharness:pr" || fail "PR comment lacks its marker"
 [ "$(wc -c <$R/report.pr.md)" -lt 65536 ] || fail "PR comment too long"
 [ "$(grep -c ',naive,blocked_o' $R/report.csv)" = 4 ] || fail "report.csv lacks shape x candidate rows"
+# The tidy CSV: each candidate's shape and arm rows under one header, its name in candidate_name,
+# the columns those of a two-variant run's (the header is the same list).
+python3 - $R "$ABH_SOURCE_DIR/docs/csv.md" <<'PY' || fail "report.tidy.csv (above)"
+import csv, re, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/report.tidy.csv", newline="")))
+documented = re.findall(r"^\| `([a-z_]+)` \| (?:all|shape rows|arm rows)", open(sys.argv[2]).read(), re.M)
+assert list(rows[0].keys())[:len(documented)] == documented, list(rows[0].keys())
+for name in ("blocked_o1", "blocked_o3"):
+    mine = [r for r in rows if r["candidate_name"] == name]
+    shapes = sorted(r["shape"] for r in mine if r["row"] == "shape")
+    assert shapes == ["m32_n32_k32", "m96_n64_k80"], (name, shapes)
+    arms = sorted((r["shape"], r["arm"], r["variant"]) for r in mine if r["row"] == "arm")
+    assert len(arms) == 6 and {a[2] for a in arms} == {"baseline", "candidate"}, arms
+    assert all(r["m"] for r in mine), "the grid parameters are columns"
+assert len(rows) == 16, len(rows)
+PY
 # Every document against its schema: the plan and results with variant-named arms, report.json
 # as a variants report, and each candidate's report as a report.
 "$(schema_python)" - $R "$ABH_SOURCE_DIR/schemas" <<'PY' || fail "a document does not match its schema"
@@ -76,6 +92,8 @@ for c in rep["candidates"]:
 PY
 expect_rc 0 "$ABH" verify $R
 expect_rc 0 "$ABH" report $R --print csv --quiet
+expect_rc 0 "$ABH" report $R --print tidy-csv --quiet
+cmp -s "$T/last.out" $R/report.tidy.csv || fail "--print tidy-csv differs from report.tidy.csv"
 # The formats a variants report does not have are refused by name.
 expect_rc 2 "$ABH" report $R --print svg --quiet
 grep -q "a run of a variants file reports as" "$T/last.err" || fail "--print svg not refused clearly"

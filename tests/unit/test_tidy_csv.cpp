@@ -52,6 +52,7 @@ TEST_CASE("tidy csv: one row per shape and per arm, every value in its own colum
     CHECK(a[column(head, "n")] == "4096");
     CHECK(a[column(head, "run_id")] == r.provenance.run_id);
     CHECK(a[column(head, "candidate_commit")] == std::string(40, 'b'));
+    CHECK(a[column(head, "candidate_name")] == "candidate");  // a two-variant run's only one
   }
   // The failed arm (shape 3, A2) says why, and has no times.
   bool failed = false;
