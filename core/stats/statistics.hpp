@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "model/stats_options.hpp"
+#include "stats/arm_variation.hpp"
 
 namespace abh {
 
@@ -127,72 +128,6 @@ double clock_slope(std::span<const double> ns, std::span<const double> mhz);
 // ns[i] * (ref_mhz / mhz[i])^slope: each sample at the reference clock.
 std::vector<double> clock_adjusted(std::span<const double> ns, std::span<const double> mhz,
                                    double slope, double ref_mhz);
-
-// --- Variation between arms --------------------------------------------------------------------
-//
-// The unit that varies is the arm, not the sample: each arm is a process of its own, with its own
-// placement, clock and machine state at that moment, and whole arms differ by more than their
-// samples' noise explains (CPU A/A arms on a loaded 2-vCPU machine: medians 1x or 1.85x of each
-// other; GPU arms at one SM clock: within about 0.1 %). The model, per shape, on the log scale:
-//
-//   log(median of arm i of variant v) = mu_v + b_i + e_i
-//
-// b_i ~ N(0, sigma_b^2) is the arm's own offset, with sigma_b^2 common to both variants of the
-// shape; e_i is the sampling error of the arm's median, which the sample bootstrap measures.
-// docs/statistics.md states the assumptions and the evidence.
-
-// An estimate of sigma_b^2 (log scale: 1e-4 is a 1 % standard deviation between arms) and its
-// degrees of freedom.
-struct ArmVariation {
-  double variance = 0;
-  double df = 0;
-  bool operator==(const ArmVariation&) const = default;
-};
-
-// The shape's own estimate: the pooled variance of log arm medians around each variant's mean
-// (df = arms - 2; one ABA block has 1: A1 against A2), less the mean sampling variance of one arm's
-// log median (`within_variance`, which the pooled variance also contains), floored at 0. df 0 when
-// neither variant has two arms.
-ArmVariation own_arm_variation(std::span<const double> log_baseline_medians,
-                               std::span<const double> log_candidate_medians,
-                               double within_variance);
-
-// The prior a shape borrows from the other shapes of its run: their estimates pooled (variance
-// weighted by df), with df summed but capped at kPriorDfCap, so that one shape's own arms still
-// count when the shapes of a grid differ in how much their arms vary.
-inline constexpr double kPriorDfCap = 10;
-ArmVariation pooled_arm_variation(const std::vector<ArmVariation>& others);
-// For each shape i, pooled_arm_variation of every other shape's estimate (entries without one are
-// skipped), in one pass over all of them instead of one pass per shape. Equal to calling
-// pooled_arm_variation per shape up to the order of the additions (last-bit differences).
-std::vector<ArmVariation> leave_one_out_priors(const std::vector<std::optional<ArmVariation>>& own);
-
-// Empirical-Bayes moderation, as limma moderates gene-wise variances: (d0 s0^2 + d s^2) / (d0 + d)
-// with d0 + d degrees of freedom. One ABA block (d = 1) alone would need t(0.975, 1) = 12.7 and
-// hide any real change; pooled with the other shapes' arms it does not, yet a shape whose own A1
-// and A2 disagree still widens its interval.
-ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation& prior);
-
-// A shape's own estimate conflicts with its prior when an F test says its arms vary more than the
-// prior allows at `level` (StatsOptions::prior_conflict_level): own variance above the F(d, d0)
-// quantile times the prior variance, or times `floor_variance` when that is larger (a between-arm
-// spread too small to matter to the comparison conflicts with nothing). Such a shape is not the
-// kind of shape the prior describes: a whole arm 7.6 % off its pairs (an H200 A/A of the
-// reference grid) moderated with the other shapes' 0.1 % gave an identical build an interval of
-// [0.939, 0.989], `slower`, and widened every other shape's prior until all 15 were `ambiguous`.
-// level 0: never.
-bool conflicts_with_prior(const ArmVariation& own, const ArmVariation& prior, double level,
-                          double floor_variance);
-
-// leave_one_out_priors, robust to the shapes that conflict with theirs: those are left out of
-// every other shape's prior, and get none themselves (empty: their interval rests on their own
-// arms alone). One pass: a shape that conflicts only once others are left out is not looked for.
-struct RobustPriors {
-  std::vector<ArmVariation> priors;
-  std::vector<bool> conflict;  // per shape: conflicted with its prior, and has none
-};
-RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
-                           double floor_variance);
 
 // --- Per-shape ratio ---------------------------------------------------------------------------
 

@@ -1,0 +1,94 @@
+#include "stats/arm_variation.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/fisher_f.hpp>
+#include <numeric>
+
+namespace abh {
+
+ArmVariation own_arm_variation(std::span<const double> log_a, std::span<const double> log_b,
+                               double within_variance) {
+  double ss = 0;
+  double df = 0;
+  for (auto logs : {log_a, log_b}) {
+    if (logs.size() < 2) continue;
+    double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(logs.size());
+    for (double y : logs) ss += (y - mean) * (y - mean);
+    df += static_cast<double>(logs.size() - 1);
+  }
+  if (df == 0) return {};
+  return {std::max(0.0, ss / df - within_variance), df};
+}
+
+namespace {
+
+// The pooled estimate from its sums: sum of df * variance, and sum of df.
+ArmVariation pooled_from_sums(double weighted, double df) {
+  if (df == 0) return {};
+  return {weighted / df, std::min(df, kPriorDfCap)};
+}
+
+}  // namespace
+
+ArmVariation pooled_arm_variation(const std::vector<ArmVariation>& others) {
+  double weighted = 0, df = 0;
+  for (const auto& o : others) {
+    weighted += o.df * o.variance;
+    df += o.df;
+  }
+  return pooled_from_sums(weighted, df);
+}
+
+std::vector<ArmVariation> leave_one_out_priors(
+    const std::vector<std::optional<ArmVariation>>& own) {
+  const std::size_t n = own.size();
+  // Sums over the shapes after i, then over those before it as i advances: every term is >= 0,
+  // so the two partial sums lose nothing to cancellation.
+  std::vector<double> after_weighted(n + 1, 0), after_df(n + 1, 0);
+  for (std::size_t i = n; i-- > 0;) {
+    after_weighted[i] = after_weighted[i + 1] + (own[i] ? own[i]->df * own[i]->variance : 0);
+    after_df[i] = after_df[i + 1] + (own[i] ? own[i]->df : 0);
+  }
+  std::vector<ArmVariation> priors(n);
+  double before_weighted = 0, before_df = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    priors[i] =
+        pooled_from_sums(before_weighted + after_weighted[i + 1], before_df + after_df[i + 1]);
+    if (!own[i]) continue;
+    before_weighted += own[i]->df * own[i]->variance;
+    before_df += own[i]->df;
+  }
+  return priors;
+}
+
+ArmVariation moderated_arm_variation(const ArmVariation& own, const ArmVariation& prior) {
+  const double df = own.df + prior.df;
+  if (df == 0) return {};
+  return {(own.df * own.variance + prior.df * prior.variance) / df, df};
+}
+
+bool conflicts_with_prior(const ArmVariation& own, const ArmVariation& prior, double level,
+                          double floor_variance) {
+  if (level <= 0 || own.df <= 0 || prior.df <= 0) return false;
+  const boost::math::fisher_f_distribution<double> f(own.df, prior.df);
+  return own.variance > boost::math::quantile(f, level) * std::max(prior.variance, floor_variance);
+}
+
+RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
+                           double floor_variance) {
+  RobustPriors r{leave_one_out_priors(own), std::vector<bool>(own.size(), false)};
+  std::vector<std::optional<ArmVariation>> kept = own;
+  bool any = false;
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (own[i] && conflicts_with_prior(*own[i], r.priors[i], level, floor_variance)) {
+      r.conflict[i] = any = true;
+      kept[i].reset();
+    }
+  if (!any) return r;
+  r.priors = leave_one_out_priors(kept);
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (r.conflict[i]) r.priors[i] = {};
+  return r;
+}
+
+}  // namespace abh
