@@ -57,6 +57,24 @@ bool minimums_met(const MeasureSettings& s, int n, const Progress& p) {
   return n >= s.min_samples && p.wall_s >= s.min_time_s;
 }
 
+// A quantity a rule watches, recorded each time the sample count has at least doubled: what it
+// was when the arm had a half or a quarter of the samples it has now.
+class DoublingHistory {
+ public:
+  void record(int n, double value) {
+    if (entries_.empty() || n >= 2 * entries_.back().first) entries_.emplace_back(n, value);
+  }
+  // The latest entry with at most n / factor samples.
+  const std::pair<int, double>* before(int n, int factor) const {
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
+      if (static_cast<long>(factor) * it->first <= n) return &*it;
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::pair<int, double>> entries_;  // (samples, value)
+};
+
 class Precision final : public StoppingRule {
  public:
   Precision(const MeasureSettings& s, const StoppingGoal& g)
@@ -74,8 +92,7 @@ class Precision final : public StoppingRule {
                   " target after " + std::to_string(n) + " samples"};
     if (ci && minimums_met(s_, n, p))
       if (auto d = out_of_reach(n, *ci, p)) return *d;
-    if (ci && (history_.empty() || n >= 2 * history_.back().first))
-      history_.emplace_back(n, ci->half_width());
+    if (ci) history_.record(n, ci->half_width());
     const std::string reached = (ci ? "the median at +-" + precision_pct(ci->half_width())
                                     : std::string("no interval yet")) +
                                 " (target " + precision_pct(target_) + " not met)";
@@ -96,11 +113,9 @@ class Precision final : public StoppingRule {
   std::optional<StopDecision> out_of_reach(int n, const MedianInterval& ci,
                                            const Progress& p) const {
     if ((ci.hi - ci.lo) / 2 <= g_.resolution_ns) return std::nullopt;  // ties at the tick
-    auto before = std::find_if(history_.rbegin(), history_.rend(),
-                               [n](const auto& e) { return 4L * e.first <= n; });
+    const auto* before = history_.before(n, 4);
     // A point interval then (ties) says nothing of a rate.
-    if (before == history_.rend() || before->first < kNarrowingFrom || !(before->second > 0))
-      return std::nullopt;
+    if (!before || before->first < kNarrowingFrom || !(before->second > 0)) return std::nullopt;
     const double h = ci.half_width();
     const double per_doubling =
         std::pow(h / before->second, 1 / std::log2(static_cast<double>(n) / before->first));
@@ -129,7 +144,7 @@ class Precision final : public StoppingRule {
   MeasureSettings s_;
   StoppingGoal g_;
   double target_;
-  std::vector<std::pair<int, double>> history_;  // (samples, half-width) at each doubling
+  DoublingHistory history_;  // the interval's half-width
 };
 
 class StdRel final : public StoppingRule {
@@ -145,24 +160,22 @@ class StdRel final : public StoppingRule {
                 "noise " + pct(noise) + " <= " + pct(s_.max_noise) + " after " + std::to_string(n) +
                     " samples"};
       // Converged: compare with the noise recorded when there were half as many samples.
-      for (auto it = history_.rbegin(); it != history_.rend(); ++it) {
-        if (2 * it->first > n) continue;
-        if (it->first >= s_.min_samples && std::fabs(noise - it->second) < 0.05 * it->second)
-          return {true, StopCause::converged,
-                  "noise " + pct(noise) + " > " + pct(s_.max_noise) + " but converged (" +
-                      pct(it->second) + " at " + std::to_string(it->first) + " samples, " +
-                      std::to_string(n) + " now)"};
-        break;
-      }
+      const auto* half = history_.before(n, 2);
+      if (half && half->first >= s_.min_samples &&
+          std::fabs(noise - half->second) < 0.05 * half->second)
+        return {true, StopCause::converged,
+                "noise " + pct(noise) + " > " + pct(s_.max_noise) + " but converged (" +
+                    pct(half->second) + " at " + std::to_string(half->first) + " samples, " +
+                    std::to_string(n) + " now)"};
     }
-    if (history_.empty() || n >= 2 * history_.back().first) history_.emplace_back(n, noise);
+    history_.record(n, noise);
     return at_limit(s_, n, p, "noise " + pct(noise) + " (target " + pct(s_.max_noise) + " not met)")
         .value_or(StopDecision{});
   }
 
  private:
   MeasureSettings s_;
-  std::vector<std::pair<int, double>> history_;  // (sample count, noise) at each doubling
+  DoublingHistory history_;  // the noise
 };
 
 class Fixed final : public StoppingRule {

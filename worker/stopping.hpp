@@ -33,6 +33,7 @@
 
 #include "model/result.hpp"
 #include "model/settings.hpp"
+#include "model/stats_options.hpp"
 
 namespace abh::worker {
 
@@ -67,8 +68,6 @@ inline constexpr int kNarrowingFrom = 256;
 // microsecond grid on the H200 sampled 37,265 times for 8.3 s (docs/measurements.md §40).
 inline constexpr double kWarmUpArmWallS = 1.0;
 
-// The precision rule's default target, as a fraction of the noise band.
-inline constexpr double kBandFraction = 0.1;
 // The target half-width: --median-precision, or kBandFraction x the band.
 double precision_target(const MeasureSettings& s, const StoppingGoal& g);
 

@@ -11,6 +11,12 @@
 
 namespace abh {
 
+// A tenth of the noise band: effects at the level of one arm smaller than this can neither make a
+// verdict nor hide one. The precision rule's default target for an arm's median
+// (worker/stopping.hpp), and the smallest between-arm spread that can conflict with the prior of
+// the run's other shapes (report/report_builder.cpp).
+inline constexpr double kBandFraction = 0.1;
+
 struct StatsOptions {
   double noise_band = 0.01;  // ratios within [1 - band, 1 + band] count as "no change"
   double confidence = 0.95;  // two-sided confidence level of the bootstrap intervals

@@ -281,9 +281,9 @@ std::vector<std::string> row_timings(const std::vector<ShapeRow>& rows) {
 RobustPriors priors_by_timing(const std::vector<ShapeRow>& rows,
                               const std::vector<std::optional<ArmVariation>>& own,
                               const StatsOptions& opt) {
-  // A between-arm spread of a tenth of the band is too small to matter to any verdict: below it
-  // no shape conflicts with a prior, however quiet.
-  const double floor = std::pow(0.1 * opt.noise_band, 2);
+  // Below kBandFraction of the band a between-arm spread matters to no verdict: no shape
+  // conflicts with a prior there, however quiet.
+  const double floor = std::pow(kBandFraction * opt.noise_band, 2);
   const std::vector<std::string> timings = row_timings(rows);
   if (timings.size() <= 1) return robust_priors(own, opt.prior_conflict_level, floor);
   RobustPriors all{std::vector<ArmVariation>(rows.size()), std::vector<bool>(rows.size(), false)};
