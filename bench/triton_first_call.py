@@ -35,7 +35,10 @@ def timed(name, fn):
 
 
 if "--prime" in sys.argv:
-    from triton.compiler.compiler import triton_key
+    try:  # where it lives since triton 3.5, then where it lived before
+        from triton.runtime.cache import triton_key
+    except ImportError:
+        from triton.compiler.compiler import triton_key
     timed("prime: triton_key", triton_key)
     timed("prime: kernel cache_key", lambda: kernel_triton.rmsnorm_kernel.cache_key)
 timed("cuda context", lambda: torch.zeros(1, device="cuda"))
