@@ -28,6 +28,10 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
   c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
+  c.add_flag_callback(
+      "--plain-medians", [&s] { s.spread_ties = false; },
+      "take each arm's plain median even where the timer's ticks tie its samples (it then moves "
+      "in whole ticks), not the mid-distribution median that reads between them");
 }
 
 void add_color_option(CLI::App& c, std::string& color) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "stats/statistics.hpp"
+#include "stats/tick_ties.hpp"
 #include "stopping.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
@@ -13,13 +14,16 @@
 namespace abh::worker {
 namespace {
 
-// What the stopping rule judges: with clocked samples, the samples moved to their median clock
-// along the arm's own time-clock line (statistics.hpp), as the report will compare them; the
-// spread the power controller adds by moving the clock is then not mistaken for noise.
+// What the stopping rule judges, as the report will compare it: the samples with their ties at
+// the timer's tick spread (tick_ties.hpp: a median between two ticks settles instead of
+// flipping), and with clocked samples, moved to their median clock along the arm's own
+// time-clock line (statistics.hpp), so that the spread the power controller adds by moving the
+// clock is not mistaken for noise.
 std::vector<double> judged(const Measurement& m) {
-  if (m.clock.sample_mhz.empty()) return m.samples_ns;
-  return clock_adjusted(m.samples_ns, m.clock.sample_mhz,
-                        clock_slope(m.samples_ns, m.clock.sample_mhz), median(m.clock.sample_mhz));
+  std::vector<double> untied = spread_ties(m.samples_ns);
+  if (m.clock.sample_mhz.empty()) return untied;
+  return clock_adjusted(untied, m.clock.sample_mhz, clock_slope(m.samples_ns, m.clock.sample_mhz),
+                        median(m.clock.sample_mhz));
 }
 
 std::string sampling_secs(double s) {

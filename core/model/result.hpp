@@ -87,7 +87,7 @@ struct StopEvidence {
   std::string rule;  // the stopping rule: precision | stdrel | fixed
   StopCause cause = StopCause::precision;
   int samples = 0;        // samples judged at the decision
-  double median_ns = 0;   // their median (clock-adjusted when the samples are clocked)
+  double median_ns = 0;   // their median: ties spread, clock-adjusted when clocked
   double confidence = 0;  // the level of the interval: the run's decision confidence
   std::optional<MedianPrecision> interval;  // none: too few samples for one at that level
   std::optional<double> target;             // the precision rule's target half-width

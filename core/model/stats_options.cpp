@@ -74,7 +74,8 @@ json to_json(const StatsOptions& o) {
               {"seed", o.seed},
               {"clock_normalize", o.clock_normalize},
               {"decisive_factor", o.decisive_factor},
-              {"prior_conflict_level", o.prior_conflict_level}};
+              {"prior_conflict_level", o.prior_conflict_level},
+              {"spread_ties", o.spread_ties}};
 }
 
 StatsOptions stats_options_from_json(const json& j, const std::string& w) {
@@ -87,6 +88,7 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.decisive_factor = j.contains("decisive_factor") ? field<double>(j, "decisive_factor", w) : 0;
   o.prior_conflict_level =
       j.contains("prior_conflict_level") ? field<double>(j, "prior_conflict_level", w) : 0;
+  o.spread_ties = j.contains("spread_ties") && field<bool>(j, "spread_ties", w);
   return o;
 }
 

@@ -38,6 +38,10 @@ struct StatsOptions {
   // arms and left out of the others' priors (docs/statistics.md#variation-between-arms). 0: never,
   // as documents written before it read.
   double prior_conflict_level = 0.999;
+  // Each arm's median is the mid-distribution median of its samples (stats/tick_ties.hpp), which
+  // reads between the ticks of the timer where samples tie on them; false takes the plain
+  // median, which moves in whole ticks. Read as false from documents written before it.
+  bool spread_ties = true;
   bool operator==(const StatsOptions&) const = default;
 };
 

@@ -9,6 +9,7 @@
 #include "model/timing.hpp"
 #include "report/layer_summary.hpp"
 #include "report/report_notes.hpp"
+#include "stats/tick_ties.hpp"
 #include "system/error.hpp"
 #include "system/version.hpp"
 
@@ -67,8 +68,6 @@ ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
   }
   const Measurement& m = r.measurement;
   a.ok = true;
-  a.median_ns = median(m.samples_ns);
-  a.raw_median_ns = a.median_ns;
   a.min_ns = *std::min_element(m.samples_ns.begin(), m.samples_ns.end());
   // The worker's own robust noise (robust_noise in statistics.hpp), so the column agrees with
   // the stop reason it recorded.
@@ -79,7 +78,6 @@ ArmStats arm_stats(const Task& t, const ArmOutcome* o) {
   a.kernel_names = m.kernel_names;
   a.tactic = m.tactic;
   if (!m.clock.sample_mhz.empty()) a.median_mhz = median(m.clock.sample_mhz);
-  set_rates(a, m);
   return a;
 }
 
@@ -187,14 +185,17 @@ ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
     ArmStats& a = row.arms[i];
     if (!a.ok) continue;
     const Measurement& m = *measured[i];
-    std::vector<double> arm_samples = m.samples_ns;
+    // Ties at the timer's tick spread first (stats/tick_ties.hpp), so that the median, the
+    // clock adjustment and the bootstrap all read between the ticks.
+    std::vector<double> arm_samples = opt.spread_ties ? spread_ties(m.samples_ns) : m.samples_ns;
+    a.median_ns = a.raw_median_ns = median(arm_samples);
     if (normalize) {
       a.clock_slope = clock_slope(m.samples_ns, m.clock.sample_mhz);
       arm_samples =
-          clock_adjusted(m.samples_ns, m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
+          clock_adjusted(arm_samples, m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
       a.median_ns = median(arm_samples);
-      set_rates(a, m);
     }
+    set_rates(a, m);
     (a.variant == "baseline" ? s.a : s.b).push_back(std::move(arm_samples));
   }
   if (row.arms.empty()) failures = "the plan has no arms for this shape";

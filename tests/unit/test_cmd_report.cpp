@@ -37,14 +37,16 @@ TEST_CASE("report flags: the defaults are the statistics' defaults") {
 
 TEST_CASE("report flags: each statistics flag sets its field of StatsOptions") {
   ReportFlags f = parse({"--noise-band", "0.02", "--confidence", "0.9", "--resamples", "500",
-                         "--seed", "18446744073709551615", "--raw-clocks"});
+                         "--seed", "18446744073709551615", "--raw-clocks", "--plain-medians"});
   StatsOptions want;
   want.noise_band = 0.02;
   want.confidence = 0.9;
   want.resamples = 500;
   want.seed = 18446744073709551615ull;
   want.clock_normalize = false;
+  want.spread_ties = false;
   CHECK(f.stats == want);
+  CHECK(parse({}).stats.spread_ties);
   // An explicit false leaves the comparison at one clock, as it did when the flag was a bool.
   CHECK(parse({"--raw-clocks=false"}).stats.clock_normalize);
   CHECK_FALSE(parse({"--raw-clocks=true"}).stats.clock_normalize);

@@ -168,6 +168,35 @@ TEST_CASE("report: arms at different clocks are compared at one clock, unless as
   CHECK(schema_errors(to_json(r)).empty());
 }
 
+TEST_CASE("report: arms tied on a timer's ticks are compared between the ticks") {
+  // One 1,712 ns kernel in every arm, read through a 32 ns tick at a random phase: each arm's
+  // readings are 1,696 or 1,728 about half the time each, so plain medians land a whole tick
+  // (1.9 %) apart from arm to arm at random; the mid-distribution medians do not.
+  Plan p = make_plan(1);
+  std::vector<ArmOutcome> outcomes;
+  std::uint64_t seed = 40;
+  for (const Task& t : p.tasks) {
+    ArmOutcome o;
+    o.task = t;
+    o.result = make_result(p, t, 1712, ++seed, 3000);
+    Rng rng(seed);
+    for (double& x : o.result->measurement.samples_ns) {
+      const double start = 32 * rng.uniform();
+      x = 32 * (std::floor((start + 1712) / 32) - std::floor(start / 32));
+    }
+    outcomes.push_back(std::move(o));
+  }
+  Report r = build_report(p, outcomes, {}, "d");
+  CHECK(r.stats.spread_ties);
+  for (const ArmStats& a : r.shapes[0].arms)
+    CHECK(a.median_ns == doctest::Approx(1712).epsilon(0.002));
+  CHECK(r.shapes[0].verdict == Verdict::same);
+  StatsOptions plain;
+  plain.spread_ties = false;
+  Report r0 = build_report(p, outcomes, plain, "d");
+  for (const ArmStats& a : r0.shapes[0].arms) CHECK((a.median_ns == 1696 || a.median_ns == 1728));
+}
+
 TEST_CASE("report: a shape with an unclocked arm is compared as measured, and says so") {
   Plan p = make_plan(1);
   Report r = build_report(p, outcomes_with_unclocked_b(p), {}, "d");

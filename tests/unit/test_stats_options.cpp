@@ -55,6 +55,10 @@ TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normal
   CHECK(j.at("prior_conflict_level") == 0.999);
   old.erase("prior_conflict_level");
   CHECK(stats_options_from_json(old, "report.json.stats").prior_conflict_level == 0);
+  // Written before tick ties were spread: plain medians.
+  CHECK(j.at("spread_ties") == true);
+  old.erase("spread_ties");
+  CHECK_FALSE(stats_options_from_json(old, "report.json.stats").spread_ties);
   old.erase("seed");
   CHECK_THROWS_WITH_AS(stats_options_from_json(old, "report.json.stats"),
                        doctest::Contains("report.json.stats"), Error);

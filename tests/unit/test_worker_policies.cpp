@@ -549,6 +549,47 @@ TEST_CASE("sampling: the precision rule stops in a few dozen batches, with its e
   CHECK(timer.batches.size() < 40);
 }
 
+namespace {
+// A 1,712 ns kernel read through a 32 ns tick at a random phase: 1,696 or 1,728 ns, half each.
+class TickedTimer final : public Timer {
+ public:
+  std::string name() const override { return "ticked"; }
+  std::vector<double> measure(int count, const SampleHooks& hooks,
+                              const std::function<void()>& iteration) override {
+    std::vector<double> out;
+    for (int i = 0; i < count; ++i) {
+      hooks.before(i);
+      iteration();
+      hooks.after(i);
+      const double start = 32 * rng.uniform();
+      out.push_back(32 * (std::floor((start + 1712) / 32) - std::floor(start / 32)));
+    }
+    return out;
+  }
+  std::vector<std::string> kernel_names() const override { return {"k"}; }
+  Rng rng{8};
+};
+}  // namespace
+
+TEST_CASE(
+    "sampling: a median between two ticks of the timer settles instead of running to the cap") {
+  // Its plain median's interval would stay one tick (1.9 %) wide to the 100,000-sample limit; the
+  // mid-distribution median (stats/tick_ties.hpp) reads between the ticks.
+  TickedTimer timer;
+  ScriptedClock clock;
+  ArmWork w{timer, [] {}, [] {}, &clock};
+  Measurement m;
+  MeasureSettings s;
+  s.min_time_s = 0;
+  s.max_time_s = 1000;  // the sample limit, not the time, would stop it
+  sample_until_stopped(w, s, kGoal, m);
+  REQUIRE(m.stop);
+  INFO(m.samples_ns.size() << " samples: " << m.stop_reason);
+  CHECK(m.stop->cause == StopCause::precision);
+  CHECK(m.samples_ns.size() < 20000);
+  CHECK(m.stop->median_ns == doctest::Approx(1712).epsilon(0.001));
+}
+
 TEST_CASE("sampling: batches grow geometrically and shrink to what the rule still wants") {
   MeasureSettings s;                          // min_samples 10, max_samples 100 000
   CHECK(batch_size(0, s, 1024, 0, 0) == 10);  // min_samples whole: nothing stops before

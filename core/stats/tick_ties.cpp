@@ -1,0 +1,77 @@
+#include "stats/tick_ties.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
+namespace abh {
+namespace {
+
+// A group of equal values in the sorted samples and its mid-distribution level.
+struct Group {
+  double value = 0;
+  double level = 0;                // (count below + count / 2) / n
+  std::size_t first = 0, end = 0;  // its positions in the sorted samples
+};
+
+std::vector<Group> groups_of(const std::vector<double>& sorted) {
+  const double n = static_cast<double>(sorted.size());
+  std::vector<Group> groups;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    j = std::max(j, i + 1);  // a NaN equals nothing, not even itself
+    groups.push_back(
+        {sorted[i], (static_cast<double>(i) + static_cast<double>(j - i) / 2) / n, i, j});
+    i = j;
+  }
+  return groups;
+}
+
+// Q_mid(q) on the segment between groups g and g + 1 (q beyond the outermost levels stays at the
+// outermost values).
+double between(const Group& a, const Group& b, double q) {
+  if (q <= a.level) return a.value;
+  if (q >= b.level) return b.value;
+  return a.value + (b.value - a.value) * (q - a.level) / (b.level - a.level);
+}
+
+// SplitMix64's finalizer: a bijection of 64-bit integers that scatters neighbours.
+std::uint64_t scramble(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::vector<double> spread_ties(std::span<const double> samples) {
+  const std::size_t n = samples.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  // Within a group, which sample takes which of its spread values is arbitrary, but it must not
+  // follow the order they were taken in: the first samples would all fall below the median and
+  // the last ones above, a trend the interval's dependence check (median_interval.hpp) would read
+  // as strongly dependent samples. A fixed scramble of the positions keeps it reproducible.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (samples[a] != samples[b]) return samples[a] < samples[b];
+    return scramble(a) < scramble(b);
+  });
+  std::vector<double> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[i] = samples[order[i]];
+  const std::vector<Group> groups = groups_of(sorted);
+  std::vector<double> out(samples.begin(), samples.end());
+  if (groups.size() == n) return out;  // no ties
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t i = groups[g].first; i < groups[g].end; ++i) {
+      const double q = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+      double v = groups[g].value;
+      if (q < groups[g].level && g > 0) v = between(groups[g - 1], groups[g], q);
+      if (q > groups[g].level && g + 1 < groups.size()) v = between(groups[g], groups[g + 1], q);
+      out[order[i]] = v;
+    }
+  return out;
+}
+
+}  // namespace abh

@@ -1,0 +1,37 @@
+// Samples that a timer's tick ties together. CUPTI stamps a kernel's start and end with the GPU's
+// global timer, which advances in steps of 32 ns on an H200, so a 1.7 us kernel yields only a few
+// distinct times (1,696 and 1,728 ns, say) and the plain median of its samples is always one of
+// them. When the kernel's true time lies between two ticks, that median cannot settle: its interval
+// stays one tick (1.9 %) wide however many samples come (an arm on the H200 ran to its
+// 100,000-sample limit that way), and two arms of one build can read a whole tick apart.
+//
+// The tick does not hide the time, it rounds it: a kernel starts at a random phase of the tick,
+// so a kernel of 1,712 ns reads 1,696 or 1,728 half the time each, and the share of each value
+// says where between them the true time lies. The mid-distribution median (Parzen's) reads that
+// share: each group of equal values sits at the middle of its share of the samples
+// (F_mid(v) = P(X < v) + P(X = v) / 2), the quantile function joins those points with straight
+// lines, and the median is where it crosses 1/2. For two values of shares p and 1 - p at a tick
+// apart it is the upper value minus p ticks: exactly the time the rounded readings came from.
+// Samples without ties are left as they are, so the plain and the mid-distribution median
+// coincide on them.
+//
+// spread_ties applies that quantile function to every sample: the i-th smallest of n becomes
+// Q_mid((i - 1/2) / n). The result has no ties wherever the quantile function rises, its plain
+// median is the mid-distribution median, and everything downstream (the order-statistic interval
+// of median_interval.hpp, the clock adjustment and the bootstrap of statistics.hpp) works on it
+// unchanged. Its interval is conservative for tied samples: the median of two tied values moves
+// with the binomial spread of their shares, sqrt(p (1 - p) / n) ticks, at most half of the
+// spread the spread samples' order statistics give (docs/statistics.md, "Ties at the timer's
+// tick").
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace abh {
+
+// `samples` (in the order taken) with ties spread along the mid-distribution quantile function,
+// in the same order; a copy of `samples` when no two are equal.
+std::vector<double> spread_ties(std::span<const double> samples);
+
+}  // namespace abh

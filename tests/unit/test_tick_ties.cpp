@@ -1,0 +1,103 @@
+// Ties at the timer's tick (stats/tick_ties.hpp): samples without ties are left alone, tied ones
+// are spread along the mid-distribution quantile function, and on a kernel read through a 32 ns
+// tick at a random phase the spread samples' median and interval find the time between the ticks
+// that the plain median cannot.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "stats/median_interval.hpp"
+#include "stats/statistics.hpp"
+#include "stats/tick_ties.hpp"
+
+using namespace abh;
+
+namespace {
+
+// A kernel of `ns` (and a little normal jitter) timed by a timer of `tick` ns: both stamps are
+// rounded down to the tick, the start at a random phase of it, as the GPU's global timer does.
+std::vector<double> ticked(Rng& rng, int n, double ns, double jitter, double tick) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) {
+    const double start = tick * rng.uniform();
+    const double end = start + ns + jitter * rng.normal();
+    v.push_back(tick * (std::floor(end / tick) - std::floor(start / tick)));
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("tick ties: samples without ties are left as they are") {
+  const std::vector<double> v{5, 1, 4, 2, 3};
+  CHECK(spread_ties(v) == v);
+  CHECK(spread_ties(std::vector<double>{}).empty());
+  CHECK(spread_ties(std::vector<double>{7}) == std::vector<double>{7});
+}
+
+TEST_CASE("tick ties: a group sits at the middle of its share, the quantile function joins them") {
+  // 1, 1, 2, 2: the groups' mid levels are 1/4 and 3/4; sample i (sorted) moves to the quantile
+  // function at (i - 1/2) / 4. Each sample keeps its place, and a 1 stays below a 2.
+  const std::vector<double> t = spread_ties(std::vector<double>{2, 1, 2, 1});
+  CHECK(t[0] > 1.5);
+  CHECK(t[1] < 1.5);
+  CHECK(t[2] > 1.5);
+  CHECK(t[3] < 1.5);
+  std::vector<double> sorted = t;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == std::vector<double>{1, 1.25, 1.75, 2});
+  // Four ties in five at 50, one at 60: the median reads 50 + 10 * (1/2 - 2/5) / (9/10 - 2/5),
+  // i.e. 52, the time that reads 60 one time in five when the phase is random.
+  const std::vector<double> s = spread_ties(std::vector<double>{50, 50, 60, 50, 50});
+  CHECK(median(s) == doctest::Approx(52));
+  // All equal: nothing to read between.
+  CHECK(spread_ties(std::vector<double>(4, 3.0)) == std::vector<double>(4, 3.0));
+}
+
+TEST_CASE("tick ties: the time between two ticks, where the plain median flips a whole tick") {
+  Rng rng(3);
+  for (double ns : {1700.0, 1712.0, 1723.0}) {
+    const std::vector<double> v = ticked(rng, 4000, ns, 2, 32);
+    const double plain = median(v);
+    CHECK((plain == 1696 || plain == 1728));
+    const std::vector<double> s = spread_ties(v);
+    INFO(ns << " ns: plain " << plain << ", spread " << median(s));
+    CHECK(median(s) == doctest::Approx(ns).epsilon(0.002));  // within 3.4 ns of 1.7 us
+    // And the interval narrows below the tick: 0.1 % here at 4,000 samples.
+    auto ci = median_interval(s, 0.95);
+    REQUIRE(ci);
+    CHECK(ci->half_width() < 0.001);
+    auto plain_ci = median_interval(v, 0.95);
+    REQUIRE(plain_ci);
+    if (std::abs(ns - 1712) < 1) CHECK(plain_ci->hi - plain_ci->lo == 32);
+  }
+}
+
+TEST_CASE("tick ties: spread values do not follow the order the samples came in") {
+  // Else the first of a group would all fall below the median and the last above: a trend the
+  // interval's dependence check reads as strongly dependent samples, widening it.
+  const std::vector<double> s = spread_ties(std::vector<double>(1000, 5.0));
+  CHECK(s == std::vector<double>(1000, 5.0));
+  std::vector<double> v;
+  for (int i = 0; i < 4000; ++i) v.push_back(i % 2 ? 10 : 11);  // no trend at all
+  auto ci = median_interval(spread_ties(v), 0.95);
+  REQUIRE(ci);
+  CHECK(ci->inflation < 1.5);  // spread in the order taken, they would trend: far above
+}
+
+TEST_CASE("tick ties: the spread samples' interval holds the true time at least at its level") {
+  // Conservative by design (tick_ties.hpp): the shares move by less than the order statistics.
+  int held = 0;
+  const int trials = 300;
+  for (int t = 0; t < trials; ++t) {
+    Rng rng(100 + static_cast<std::uint64_t>(t));
+    const double ns = 1696 + 32 * rng.uniform();
+    auto ci = median_interval(spread_ties(ticked(rng, 1500, ns, 0.5, 32)), 0.95);
+    REQUIRE(ci);
+    if (ci->lo <= ns && ns <= ci->hi) ++held;
+  }
+  INFO("held " << held << " of " << trials);
+  CHECK(held >= 0.93 * trials);
+}
