@@ -7,6 +7,7 @@
 #include "arm_worker.hpp"
 #include "bisect/spec.hpp"
 #include "conclude.hpp"
+#include "dry_run.hpp"
 #include "exit_codes.hpp"
 #include "launcher.hpp"
 #include "paths.hpp"
@@ -67,8 +68,13 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   auto done = valid_results(before);
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << before.outcomes.size()
             << " arms already valid\n";
+  // A run killed during its dry run has none recorded: done again, beside the first workers.
+  DryRunGate dry_run(plan, run_dir, worker);
+  SweepOptions options = sweep_options(flags);
+  options.before_first_turn = [&dry_run] { dry_run.wait(); };
   const Launcher& launcher = launcher_named(plan.launcher.name);
-  const SweepSummary s = launcher.run(run_dir, plan, worker, done, sweep_options(flags));
+  const SweepSummary s = launcher.run(run_dir, plan, worker, done, options);
+  dry_run.wait();
   if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
   // An interrupted extension continues; a block still waiting on a failed arm does not.
   if (s.failed == 0 && s.lost == 0 && launcher.runs_until_decided())

@@ -6,6 +6,7 @@
 #include "adaptive_sweep.hpp"
 #include "arm_worker.hpp"
 #include "conclude.hpp"
+#include "dry_run.hpp"
 #include "fraction_option.hpp"
 #include "launcher.hpp"
 #include "new_run_dir.hpp"
@@ -220,9 +221,14 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
     dir.keep();
     throw;
   }
-  dir.keep();
+  // The plan is written; the directory stays once the dry run has passed, which it does while the
+  // first workers load. A failure there removes the directory, with nothing measured in it.
+  DryRunGate dry_run(plan, run_dir, worker, [&dir] { dir.keep(); });
+  SweepOptions options = sweep_options(report);
+  options.before_first_turn = [&dry_run] { dry_run.wait(); };
   const Launcher& launcher = launcher_named(plan.launcher.name);
-  SweepSummary s = launcher.run(run_dir, plan, worker, {}, sweep_options(report));
+  SweepSummary s = launcher.run(run_dir, plan, worker, {}, options);
+  dry_run.wait();  // a sweep with no turn to take never waited
   if (s.failed) std::cerr << s.failed << " arm(s) failed\n";
   if (s.lost) std::cerr << s.lost << " arm(s) lost with their Slurm job\n";
   // A failed or lost arm stops the extension: the next decision would rest on a missing arm.

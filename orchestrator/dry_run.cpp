@@ -211,4 +211,38 @@ void dry_run_plugins(const Plan& plan, const fs::path& run_dir, const fs::path& 
   for (auto& c : checks) log << c.get();
 }
 
+namespace {
+const char* const kPassed = "passed";  // under kScratch, once a dry run has passed
+}  // namespace
+
+DryRunGate::DryRunGate(const Plan& plan, fs::path run_dir, fs::path worker,
+                       std::function<void()> on_pass)
+    : run_dir_(std::move(run_dir)), on_pass_(std::move(on_pass)) {
+  if (RunDirFs(run_dir_).kind(fs::path(kScratch) / kPassed) == RunDirFs::Kind::file) return;
+  running_ = std::async(std::launch::async, [&plan, this, worker = std::move(worker)] {
+    dry_run_plugins(plan, run_dir_, worker, std::cerr);
+  });
+}
+
+DryRunGate::~DryRunGate() {
+  if (running_.valid()) running_.wait();  // its threads use the plan and the run directory
+}
+
+void DryRunGate::wait() {
+  std::lock_guard<std::mutex> g(m_);
+  if (!done_) {
+    done_ = true;
+    try {
+      if (running_.valid()) {
+        running_.get();
+        RunDirFs(run_dir_).write_atomic(fs::path(kScratch) / kPassed, "");
+      }
+      if (on_pass_) on_pass_();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+  if (error_) std::rethrow_exception(error_);
+}
+
 }  // namespace abh

@@ -287,6 +287,8 @@ std::vector<Environment> SlurmLauncher::probe(const MachineRequest& req) const {
 
 SweepSummary SlurmLauncher::run(const fs::path& run_dir, const Plan& plan, const fs::path&,
                                 const std::set<std::string>& done, const SweepOptions& opt) const {
+  // The lanes' jobs start their workers on other nodes: the gate comes before any is submitted.
+  if (opt.before_first_turn) opt.before_first_turn();
   slurm::write_batch_script(run_dir);
   SweepSummary sum;
   std::map<int, std::vector<const Task*>> missing;

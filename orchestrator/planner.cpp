@@ -7,7 +7,6 @@
 #include <random>
 #include <sstream>
 
-#include "dry_run.hpp"
 #include "git/ignore.hpp"
 #include "gpu_presence.hpp"
 #include "interpreter_probe.hpp"
@@ -406,7 +405,6 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
   launcher.place(plan, req.cpus);
-  dry_run_plugins(plan, run_dir, worker, std::cerr);
   // Written once, before any arm runs; never edited afterwards. The plan is not read back: its
   // JSON mapping is exact both ways (tests/unit/test_plan.cpp), and reading back the 34 MB plan
   // of 50,000 shapes took 2.4 s before the first arm could start. Workers and every later command

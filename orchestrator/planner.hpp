@@ -108,7 +108,9 @@ std::vector<Environment> probe_machine(const std::filesystem::path& worker, bool
                                        const std::filesystem::path& scratch);
 
 // Builds both variants inside `run_dir` (reusing cached builds under `cache_root`), probes the
-// machine, orders the arms and writes plan.json. The directory must exist and be locked.
+// machine, orders the arms and writes plan.json. The directory must exist and be locked. The dry
+// run of the built plugins (dry_run.hpp) is the caller's: `run` does it while the first workers
+// load (cmd_run.cpp), and keeps the directory only once it passed.
 Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const std::string& run_id,
                const std::filesystem::path& run_dir, const std::filesystem::path& worker,
                const std::filesystem::path& cache_root);

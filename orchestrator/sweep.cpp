@@ -178,20 +178,28 @@ std::unique_ptr<ArmProcess> start_step(const RunDirFs& run, const WorkerStarter&
 // Runs a lane's steps one after another on its GPU. With workers started ahead (the plan's
 // schedule.start_ahead, N), the next N steps' workers are started while the current one
 // measures, and each gets its turn once the one before it has ended; otherwise each starts then.
-// `done` is told of each step as it ends, after the next one has its turn.
+// The first turn waits for `before_first_turn` (SweepOptions), while the first 1 + N workers,
+// started ahead, load. `done` is told of each step as it ends, after the next one has its turn.
 void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& starter,
                const Lane& lane, const std::vector<Step>& steps,
+               const std::function<void()>& before_first_turn,
                const std::function<void(const Step&, const ExitStatus&)>& done) {
   std::deque<std::unique_ptr<ArmProcess>> started;  // in the steps' order, from the current one
   size_t next = 0;                                  // the first step without a worker
   auto start_next = [&] { started.push_back(start_step(run, starter, steps[next++], lane)); };
   const size_t ahead = static_cast<size_t>(std::max(0, plan.schedule.start_ahead));
+  auto start_ahead = [&] {
+    while (next < steps.size() && started.size() < 1 + ahead) start_next();
+  };
   if (!steps.empty()) {
-    start_next();
+    // A worker not started ahead measures as soon as it starts: it must wait for the gate.
+    if (ahead > 0) start_ahead();
+    if (before_first_turn) before_first_turn();
+    if (started.empty()) start_next();
     started.front()->go();
   }
   for (size_t i = 0; i < steps.size(); ++i) {
-    while (next < steps.size() && started.size() < 1 + ahead) start_next();
+    start_ahead();
     const ExitStatus st = started.front()->finish();
     started.pop_front();
     if (started.empty() && next < steps.size()) start_next();
@@ -217,7 +225,7 @@ SweepSummary run_lanes(const fs::path& run_dir, const Plan& plan, const WorkerSt
   auto run_lane = [&](const Lane& lane) {
     try {
       const RunDirFs run(run_dir);
-      run_steps(run, plan, starter, lane, lane_steps(lane, opt.warm),
+      run_steps(run, plan, starter, lane, lane_steps(lane, opt.warm), opt.before_first_turn,
                 [&](const Step& s, const ExitStatus& st) {
                   if (s.warmup) return conclude_warm_up(run, *s.task, st, opt);
                   const bool ok = conclude_arm(run, *s.task, st);

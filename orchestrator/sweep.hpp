@@ -28,6 +28,12 @@ struct SweepOptions {
   // their plugins are warm, so their lanes start without a warm-up worker (sweep.cpp, lane_steps).
   // An adaptive round after the planned sweep paid 6.7 s for two Python warm-ups on the H200.
   std::set<std::string> warm;
+  // Called by each lane before its first worker's turn, once the workers it starts ahead are
+  // loading (sweep.cpp, run_steps), and by a launcher whose lanes run elsewhere before it starts
+  // them. A new run's dry run (dry_run.hpp) ends there: it runs while the first workers import
+  // their plugins, and what it throws stops the sweep before any arm has measured. Must be safe
+  // to call from several lanes' threads; unset: nothing to wait for.
+  std::function<void()> before_first_turn;
 };
 
 struct SweepSummary {

@@ -14,7 +14,8 @@
 #  - `run --resume` with another --until-decided or --cpus: refused naming the option and the plan's
 #    value, nothing measured;
 #  - a run directory without a plan (a failed build): run and resume each name the way out, and
-#    neither sends the user to the other.
+#    neither sends the user to the other;
+#  - a run whose dry run is not recorded as passed (killed during it): resume does it again.
 source "$ABH_TESTLIB"
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 cat >grid.json <<'JSON'
@@ -113,8 +114,16 @@ for f in runs/default/results/m24/*.json; do
   [ "$(jget "$f" 'j["measurement"]["tactic_choice"]')" = "default: the plugin's first tactic, not tuned" ] ||
     fail "$f: tactic_choice $(jget "$f" 'j["measurement"]["tactic_choice"]')"
 done
-rm -rf runs/default
 pass "--tactic default measures the plugin's first tactic and says so in every result"
+
+# The dry run runs while the first workers load, after the plan is written; a passed one is
+# recorded, and a run without that record (killed during its dry run) has it done by resume.
+[ -f runs/default/logs/check/passed ] || fail "a passed dry run is not recorded"
+rm runs/default/logs/check/passed runs/default/results/m24/B.json
+expect_rc 0 "$ABH" resume runs/default --quiet --color never
+[ -f runs/default/logs/check/passed ] || fail "resume did not do the missing dry run"
+rm -rf runs/default
+pass "resume does the dry run of a run that has none recorded, then the missing arm"
 
 # --- a Python plugin: its module's imports and its problems, under the user's interpreter ---------
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" numpy pyrepo >/dev/null

@@ -88,8 +88,8 @@ TEST_CASE("sweep order: without workers started ahead, each starts once the one 
 TEST_CASE("sweep order: one worker started ahead has its turn right after the previous finish") {
   CHECK(log_of_one_shape(1) == Log{
                                    "start warmup m32/A1",
-                                   "go warmup m32/A1",
                                    "start warmup m32/B",
+                                   "go warmup m32/A1",
                                    "finish warmup m32/A1",
                                    "go warmup m32/B",
                                    "start m32/A1",
@@ -108,9 +108,9 @@ TEST_CASE("sweep order: one worker started ahead has its turn right after the pr
 TEST_CASE("sweep order: two workers started ahead") {
   CHECK(log_of_one_shape(2) == Log{
                                    "start warmup m32/A1",
-                                   "go warmup m32/A1",
                                    "start warmup m32/B",
                                    "start m32/A1",
+                                   "go warmup m32/A1",
                                    "finish warmup m32/A1",
                                    "go warmup m32/B",
                                    "start m32/B",
@@ -152,6 +152,32 @@ TEST_CASE("sweep order: N started ahead, each turn after the end of the step bef
     for (int k = 0; k < steps; ++k) want.push_back(std::min(steps, k + 1 + ahead));
     CHECK(w.started_at_finish() == want);
   }
+}
+
+TEST_CASE("sweep: the first turn waits for the gate, while the workers started ahead load") {
+  for (int ahead : {0, 2}) {
+    CAPTURE(ahead);
+    test::TempDir tmp;
+    FakeWorkers w;
+    SweepOptions opt = quiet();
+    opt.before_first_turn = [&] { w.record(0, "gate"); };
+    run_sweep(tmp.path(), plan_of(1, ahead), w, {}, opt);
+    const Log log = w.log();
+    const auto gate = std::find(log.begin(), log.end(), "gate") - log.begin();
+    CHECK(std::count(log.begin(), log.end(), "gate") == 1);
+    CHECK(gate < std::find(log.begin(), log.end(), "go warmup m32/A1") - log.begin());
+    // Started ahead, the first 1 + N workers load meanwhile; a worker that is not started ahead
+    // measures from its start, so it starts after the gate.
+    CHECK(gate == (ahead ? 3 : 0));
+  }
+  // A gate that throws (a new run's dry run refused a shape) stops the lane before any turn.
+  test::TempDir tmp;
+  FakeWorkers w;
+  SweepOptions opt = quiet();
+  opt.before_first_turn = [] { throw UsageError("the dry run refused shape m32"); };
+  CHECK_THROWS_WITH_AS(run_sweep(tmp.path(), plan_of(1, 2), w, {}, opt),
+                       doctest::Contains("refused shape m32"), UsageError);
+  for (const auto& e : w.log()) CHECK(e.rfind("start ", 0) == 0);
 }
 
 TEST_CASE("sweep: a failed arm leaves a failure record and no result, and the lane goes on") {
