@@ -20,7 +20,7 @@ namespace {
 // time-clock line (statistics.hpp), so that the spread the power controller adds by moving the
 // clock is not mistaken for noise.
 std::vector<double> judged(const Measurement& m) {
-  std::vector<double> untied = spread_ties(m.samples_ns);
+  std::vector<double> untied = spread_ties(m.samples_ns, m.clock.timer_resolution_ns);
   if (m.clock.sample_mhz.empty()) return untied;
   return clock_adjusted(untied, m.clock.sample_mhz, clock_slope(m.samples_ns, m.clock.sample_mhz),
                         median(m.clock.sample_mhz));

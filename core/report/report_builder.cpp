@@ -187,7 +187,8 @@ ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
     const Measurement& m = *measured[i];
     // Ties at the timer's tick spread first (stats/tick_ties.hpp), so that the median, the
     // clock adjustment and the bootstrap all read between the ticks.
-    std::vector<double> arm_samples = opt.spread_ties ? spread_ties(m.samples_ns) : m.samples_ns;
+    std::vector<double> arm_samples =
+        opt.spread_ties ? spread_ties(m.samples_ns, m.clock.timer_resolution_ns) : m.samples_ns;
     a.median_ns = a.raw_median_ns = median(arm_samples);
     if (normalize) {
       a.clock_slope = clock_slope(m.samples_ns, m.clock.sample_mhz);

@@ -1,6 +1,7 @@
 #include "stats/tick_ties.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 
@@ -46,7 +47,21 @@ std::uint64_t scramble(std::uint64_t x) {
 
 }  // namespace
 
-std::vector<double> spread_ties(std::span<const double> samples) {
+bool on_tick_grid(std::span<const double> samples, double tick_ns) {
+  if (!(tick_ns > 0) || samples.empty()) return false;
+  std::size_t on = 0;
+  for (double x : samples)
+    if (std::abs(x - tick_ns * std::round(x / tick_ns)) <= tick_ns / 4) ++on;
+  return static_cast<double>(on) >= 0.99 * static_cast<double>(samples.size());
+}
+
+std::vector<double> spread_ties(std::span<const double> raw, double tick_ns) {
+  std::vector<double> snapped;
+  if (on_tick_grid(raw, tick_ns)) {
+    snapped.reserve(raw.size());
+    for (double x : raw) snapped.push_back(tick_ns * std::round(x / tick_ns));
+  }
+  const std::span<const double> samples = snapped.empty() ? raw : std::span<const double>(snapped);
   const std::size_t n = samples.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
