@@ -507,10 +507,11 @@ TEST_CASE("sampling: unclocked samples (a CPU arm) are judged as measured") {
 }
 
 namespace {
-// A timer whose samples are 1000 ns with 1 % normal spread; counts its calls and samples.
-class NoisyTimer final : public Timer {
+// A timer whose samples are drawn from `draw`; it records the size of each batch.
+class DrawingTimer final : public Timer {
  public:
-  std::string name() const override { return "noisy"; }
+  explicit DrawingTimer(std::function<double()> draw) : draw_(std::move(draw)) {}
+  std::string name() const override { return "drawing"; }
   std::vector<double> measure(int count, const SampleHooks& hooks,
                               const std::function<void()>& iteration) override {
     std::vector<double> out;
@@ -518,19 +519,27 @@ class NoisyTimer final : public Timer {
       hooks.before(i);
       iteration();
       hooks.after(i);
-      out.push_back(1000 * (1 + 0.01 * rng.normal()));
+      out.push_back(draw_());
     }
     batches.push_back(count);
     return out;
   }
   std::vector<std::string> kernel_names() const override { return {"k"}; }
-  Rng rng{21};
   std::vector<int> batches;
+
+ private:
+  std::function<double()> draw_;
 };
+
+// 1000 ns with 1 % normal spread.
+DrawingTimer noisy_timer(Rng& rng) {
+  return DrawingTimer([&rng] { return 1000 * (1 + 0.01 * rng.normal()); });
+}
 }  // namespace
 
 TEST_CASE("sampling: the precision rule stops in a few dozen batches, with its evidence") {
-  NoisyTimer timer;
+  Rng rng(21);
+  DrawingTimer timer = noisy_timer(rng);
   ArmWork w{timer, [] {}, [] {}, nullptr};
   Measurement m;
   MeasureSettings s;  // the defaults: precision, 0.1 % at a 1 % band
@@ -549,38 +558,20 @@ TEST_CASE("sampling: the precision rule stops in a few dozen batches, with its e
   CHECK(timer.batches.size() < 40);
 }
 
-namespace {
-// A 1,712 ns kernel read through a 32 ns tick at a random phase: 1,696 or 1,728 ns, half each,
-// some a nanosecond off.
-class TickedTimer final : public Timer {
- public:
-  std::string name() const override { return "ticked"; }
-  std::vector<double> measure(int count, const SampleHooks& hooks,
-                              const std::function<void()>& iteration) override {
-    std::vector<double> out;
-    for (int i = 0; i < count; ++i) {
-      hooks.before(i);
-      iteration();
-      hooks.after(i);
-      const double start = 32 * rng.uniform();
-      const double u = rng.uniform();  // CUPTI's nanosecond either way, one time in seven
-      out.push_back(32 * (std::floor((start + 1712) / 32) - std::floor(start / 32)) +
-                    (u < 1.0 / 14    ? -1
-                     : u > 13.0 / 14 ? 1
-                                     : 0));
-    }
-    return out;
-  }
-  std::vector<std::string> kernel_names() const override { return {"k"}; }
-  Rng rng{8};
-};
-}  // namespace
-
 TEST_CASE(
     "sampling: a median between two ticks of the timer settles instead of running to the cap") {
   // Its plain median's interval would stay one tick (1.9 %) wide to the 100,000-sample limit; the
   // mid-distribution median (stats/tick_ties.hpp) reads between the ticks.
-  TickedTimer timer;
+  // A 1,712 ns kernel read through a 32 ns tick at a random phase: 1,696 or 1,728 ns, half each,
+  // one in seven a nanosecond off (CUPTI's conversion).
+  Rng rng(8);
+  DrawingTimer timer([&rng] {
+    const double start = 32 * rng.uniform();
+    const double u = rng.uniform();
+    return 32 * (std::floor((start + 1712) / 32) - std::floor(start / 32)) + (u < 1.0 / 14    ? -1
+                                                                              : u > 13.0 / 14 ? 1
+                                                                                              : 0);
+  });
   ScriptedClock clock;
   ArmWork w{timer, [] {}, [] {}, &clock};
   Measurement m;
@@ -610,7 +601,8 @@ TEST_CASE("sampling: batches grow geometrically and shrink to what the rule stil
 }
 
 TEST_CASE("sampling: never more than max_samples, even when a batch would overshoot") {
-  NoisyTimer timer;
+  Rng rng(21);
+  DrawingTimer timer = noisy_timer(rng);
   ArmWork w{timer, [] {}, [] {}, nullptr};
   Measurement m;
   MeasureSettings s;
