@@ -55,13 +55,15 @@ bool on_tick_grid(std::span<const double> samples, double tick_ns) {
   return static_cast<double>(on) >= 0.99 * static_cast<double>(samples.size());
 }
 
-std::vector<double> spread_ties(std::span<const double> raw, double tick_ns) {
+std::vector<double> spread_ties(std::span<const double> samples, double tick_ns) {
+  if (!on_tick_grid(samples, tick_ns)) return {samples.begin(), samples.end()};
   std::vector<double> snapped;
-  if (on_tick_grid(raw, tick_ns)) {
-    snapped.reserve(raw.size());
-    for (double x : raw) snapped.push_back(tick_ns * std::round(x / tick_ns));
-  }
-  const std::span<const double> samples = snapped.empty() ? raw : std::span<const double>(snapped);
+  snapped.reserve(samples.size());
+  for (double x : samples) snapped.push_back(tick_ns * std::round(x / tick_ns));
+  return spread_groups(snapped);
+}
+
+std::vector<double> spread_groups(std::span<const double> samples) {
   const std::size_t n = samples.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});

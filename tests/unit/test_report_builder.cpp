@@ -179,6 +179,7 @@ TEST_CASE("report: arms tied on a timer's ticks are compared between the ticks")
     ArmOutcome o;
     o.task = t;
     o.result = make_result(p, t, 1712, ++seed, 3000);
+    o.result->measurement.clock.timer_resolution_ns = 32;  // CUPTI's tick, as GPU results record
     Rng rng(seed);
     for (double& x : o.result->measurement.samples_ns) {
       const double start = 32 * rng.uniform();
@@ -195,6 +196,10 @@ TEST_CASE("report: arms tied on a timer's ticks are compared between the ticks")
   plain.spread_ties = false;
   Report r0 = build_report(p, outcomes, plain, "d");
   for (const ArmStats& a : r0.shapes[0].arms) CHECK((a.median_ns == 1696 || a.median_ns == 1728));
+  // Without a known tick (a host timer's readings) the same samples keep their plain medians.
+  for (ArmOutcome& o : outcomes) o.result->measurement.clock.timer_resolution_ns = 0;
+  Report host = build_report(p, outcomes, {}, "d");
+  for (const ArmStats& a : host.shapes[0].arms) CHECK((a.median_ns == 1696 || a.median_ns == 1728));
 }
 
 TEST_CASE("report: a shape with an unclocked arm is compared as measured, and says so") {

@@ -41,15 +41,15 @@ std::vector<double> blurred(Rng& rng, std::vector<double> v) {
 
 TEST_CASE("tick ties: samples without ties are left as they are") {
   const std::vector<double> v{5, 1, 4, 2, 3};
-  CHECK(spread_ties(v) == v);
-  CHECK(spread_ties(std::vector<double>{}).empty());
-  CHECK(spread_ties(std::vector<double>{7}) == std::vector<double>{7});
+  CHECK(spread_groups(v) == v);
+  CHECK(spread_groups(std::vector<double>{}).empty());
+  CHECK(spread_groups(std::vector<double>{7}) == std::vector<double>{7});
 }
 
 TEST_CASE("tick ties: a group sits at the middle of its share, the quantile function joins them") {
   // 1, 1, 2, 2: the groups' mid levels are 1/4 and 3/4; sample i (sorted) moves to the quantile
   // function at (i - 1/2) / 4. Each sample keeps its place, and a 1 stays below a 2.
-  const std::vector<double> t = spread_ties(std::vector<double>{2, 1, 2, 1});
+  const std::vector<double> t = spread_groups(std::vector<double>{2, 1, 2, 1});
   CHECK(t[0] > 1.5);
   CHECK(t[1] < 1.5);
   CHECK(t[2] > 1.5);
@@ -59,10 +59,10 @@ TEST_CASE("tick ties: a group sits at the middle of its share, the quantile func
   CHECK(sorted == std::vector<double>{1, 1.25, 1.75, 2});
   // Four ties in five at 50, one at 60: the median reads 50 + 10 * (1/2 - 2/5) / (9/10 - 2/5),
   // i.e. 52, the time that reads 60 one time in five when the phase is random.
-  const std::vector<double> s = spread_ties(std::vector<double>{50, 50, 60, 50, 50});
+  const std::vector<double> s = spread_groups(std::vector<double>{50, 50, 60, 50, 50});
   CHECK(median(s) == doctest::Approx(52));
   // All equal: nothing to read between.
-  CHECK(spread_ties(std::vector<double>(4, 3.0)) == std::vector<double>(4, 3.0));
+  CHECK(spread_groups(std::vector<double>(4, 3.0)) == std::vector<double>(4, 3.0));
 }
 
 TEST_CASE("tick ties: the time between two ticks, where the plain median flips a whole tick") {
@@ -71,7 +71,7 @@ TEST_CASE("tick ties: the time between two ticks, where the plain median flips a
     const std::vector<double> v = ticked(rng, 4000, ns, 2, 32);
     const double plain = median(v);
     CHECK((plain == 1696 || plain == 1728));
-    const std::vector<double> s = spread_ties(v);
+    const std::vector<double> s = spread_ties(v, 32);
     INFO(ns << " ns: plain " << plain << ", spread " << median(s));
     CHECK(median(s) == doctest::Approx(ns).epsilon(0.002));  // within 3.4 ns of 1.7 us
     // And the interval narrows below the tick: 0.1 % here at 4,000 samples.
@@ -87,11 +87,11 @@ TEST_CASE("tick ties: the time between two ticks, where the plain median flips a
 TEST_CASE("tick ties: spread values do not follow the order the samples came in") {
   // Else the first of a group would all fall below the median and the last above: a trend the
   // interval's dependence check reads as strongly dependent samples, widening it.
-  const std::vector<double> s = spread_ties(std::vector<double>(1000, 5.0));
+  const std::vector<double> s = spread_groups(std::vector<double>(1000, 5.0));
   CHECK(s == std::vector<double>(1000, 5.0));
   std::vector<double> v;
   for (int i = 0; i < 4000; ++i) v.push_back(i % 2 ? 10 : 11);  // no trend at all
-  auto ci = median_interval(spread_ties(v), 0.95);
+  auto ci = median_interval(spread_groups(v), 0.95);
   REQUIRE(ci);
   CHECK(ci->inflation < 1.5);  // spread in the order taken, they would trend: far above
 }
@@ -108,9 +108,11 @@ TEST_CASE("tick ties: readings a nanosecond off the tick are taken as the tick's
     CHECK(ci->lo <= ns);
     CHECK(ns <= ci->hi);
     if (ns != 1700) continue;
+    // A timer whose tick is not known (0): its readings are taken as they are, plain median.
+    CHECK(spread_ties(v, 0) == v);
     // Taken as values of their own, the satellites pin the median to the tick below (seven in
     // eight samples read 1,696), and its interval claims a precision it does not have.
-    auto pinned = median_interval(spread_ties(v), 0.95);
+    auto pinned = median_interval(spread_groups(v), 0.95);
     REQUIRE(pinned);
     INFO("pinned " << pinned->median << " [" << pinned->lo << ", " << pinned->hi << "]");
     CHECK(std::abs(pinned->median - 1696) < 2);
@@ -121,7 +123,7 @@ TEST_CASE("tick ties: readings a nanosecond off the tick are taken as the tick's
   for (int i = 0; i < 1000; ++i) host.push_back(1700 + 30 * rng.uniform());
   CHECK_FALSE(on_tick_grid(host, 32));
   CHECK(spread_ties(host, 32) == host);
-  CHECK_FALSE(on_tick_grid(std::vector<double>{1696, 1728}, 0));  // no tick: no grid
+  CHECK_FALSE(on_tick_grid(std::vector<double>{1696, 1728}, 0));
 }
 
 TEST_CASE("tick ties: the spread samples' interval holds the true time at least at its level") {
@@ -131,7 +133,7 @@ TEST_CASE("tick ties: the spread samples' interval holds the true time at least 
   for (int t = 0; t < trials; ++t) {
     Rng rng(100 + static_cast<std::uint64_t>(t));
     const double ns = 1696 + 32 * rng.uniform();
-    auto ci = median_interval(spread_ties(ticked(rng, 1500, ns, 0.5, 32)), 0.95);
+    auto ci = median_interval(spread_ties(ticked(rng, 1500, ns, 0.5, 32), 32), 0.95);
     REQUIRE(ci);
     if (ci->lo <= ns && ns <= ci->hi) ++held;
   }
