@@ -19,6 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kScratch = "logs/check";
+constexpr const char* kPassed = "passed";  // under kScratch, once a dry run has passed
 // The prefix of the Python check's own account of a failure (the last such line of its stderr).
 constexpr std::string_view kPythonCheckPrefix = "abharness-check: ";
 
@@ -218,10 +219,6 @@ void dry_run_plugins(const Plan& plan, const fs::path& run_dir, const fs::path& 
   for (auto& c : checks) c.wait();
   for (auto& c : checks) log << c.get();
 }
-
-namespace {
-const char* const kPassed = "passed";  // under kScratch, once a dry run has passed
-}  // namespace
 
 DryRunGate::DryRunGate(const Plan& plan, fs::path run_dir, fs::path worker,
                        std::function<void()> on_pass)

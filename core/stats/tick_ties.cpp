@@ -21,7 +21,6 @@ std::vector<Group> groups_of(const std::vector<double>& sorted) {
   for (std::size_t i = 0; i < sorted.size();) {
     std::size_t j = i;
     while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-    j = std::max(j, i + 1);  // a NaN equals nothing, not even itself
     groups.push_back(
         {sorted[i], (static_cast<double>(i) + static_cast<double>(j - i) / 2) / n, i, j});
     i = j;
@@ -50,8 +49,10 @@ std::uint64_t scramble(std::uint64_t x) {
 bool on_tick_grid(std::span<const double> samples, double tick_ns) {
   if (!(tick_ns > 0) || samples.empty()) return false;
   std::size_t on = 0;
-  for (double x : samples)
+  for (double x : samples) {
+    if (!std::isfinite(x)) return false;  // not a timer's reading: left for the caller to refuse
     if (std::abs(x - tick_ns * std::round(x / tick_ns)) <= tick_ns / 4) ++on;
+  }
   return static_cast<double>(on) >= 0.99 * static_cast<double>(samples.size());
 }
 

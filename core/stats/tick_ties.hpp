@@ -50,10 +50,11 @@ namespace abh {
 // otherwise a copy of `samples`.
 std::vector<double> spread_ties(std::span<const double> samples, double tick_ns);
 
-// Whether tick_ns > 0 and at least 99 % of `samples` lie within tick_ns / 4 of a multiple of it.
+// Whether tick_ns > 0, every sample is finite and at least 99 % of them lie within tick_ns / 4 of a
+// multiple of it.
 bool on_tick_grid(std::span<const double> samples, double tick_ns);
 
-// The mechanism alone: `samples` with each group of equal values spread along the
+// The mechanism alone: `samples` (finite) with each group of equal values spread along the
 // mid-distribution quantile function, in the same order; a copy when no two are equal.
 std::vector<double> spread_groups(std::span<const double> samples);
 

@@ -124,6 +124,10 @@ TEST_CASE("tick ties: readings a nanosecond off the tick are taken as the tick's
   CHECK_FALSE(on_tick_grid(host, 32));
   CHECK(spread_ties(host, 32) == host);
   CHECK_FALSE(on_tick_grid(std::vector<double>{1696, 1728}, 0));
+  // Not a timer's reading: left as it is, for the report to refuse the arm.
+  const std::vector<double> nan{1696, std::nan(""), 1728};
+  CHECK_FALSE(on_tick_grid(nan, 32));
+  CHECK(std::isnan(spread_ties(nan, 32)[1]));
 }
 
 TEST_CASE("tick ties: the spread samples' interval holds the true time at least at its level") {
