@@ -297,12 +297,13 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
 // Measure: sample until the stopping rule holds, judged against what the run decides with (its
 // noise band and confidence), then read the telemetry again and judge from both readings (the
 // first was taken before the warm-up) whether the arm ran throttled. A warm-up arm stops after
-// kWarmUpArmWallS of sampling at the latest.
-void measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm, DeviceSession& device,
-             ArmResult& r) {
+// kWarmUpArmWallS of sampling at the latest (kWarmUpArmWallGpuS on a GPU).
+void measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm, bool on_gpu,
+             DeviceSession& device, ArmResult& r) {
   const StatsOptions& decision = a.plan.schedule.decision;
+  const double warm_up_wall_s = on_gpu ? kWarmUpArmWallGpuS : kWarmUpArmWallS;
   const StoppingGoal goal{decision.noise_band, decision.confidence,
-                          warm_up_arm ? kWarmUpArmWallS : 0};
+                          warm_up_arm ? warm_up_wall_s : 0};
   sample_until_stopped(work, a.settings, goal, r.measurement);
   r.telemetry.after = device.telemetry();
   const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
@@ -463,7 +464,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
-  measure(work, a, req.warmup, *device, r);
+  measure(work, a, req.warmup, plugin.is_cuda(), *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
   log.phase("sampling") << samples.size() << " samples, median " << median(samples) << " ns, "
                         << r.measurement.stop_reason << std::endl;

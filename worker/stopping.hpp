@@ -65,8 +65,13 @@ inline constexpr int kNarrowingFrom = 256;
 
 // A warm-up arm warms the machine and the plugin for the arms after it; its samples are thrown
 // away, so it need not reach the rule's precision. Uncapped, the first warm-up of the
-// microsecond grid on the H200 sampled 37,265 times for 8.3 s (docs/measurements.md §40).
+// microsecond grid on the H200 sampled 37,265 times for 8.3 s (docs/measurements.md §40). On a
+// GPU what carries over to the next arm's process is done before sampling starts (a Triton
+// kernel's compilation into its cache, the driver's and the page cache's first loads) and the
+// SM clock rises within milliseconds, so a GPU warm-up samples a quarter second; a CPU's caches
+// and frequency are what a host warm-up warms, so it keeps the second.
 inline constexpr double kWarmUpArmWallS = 1.0;
+inline constexpr double kWarmUpArmWallGpuS = 0.25;
 
 // The target half-width: --median-precision, or kBandFraction x the band.
 double precision_target(const MeasureSettings& s, const StoppingGoal& g);
