@@ -109,6 +109,26 @@ for arms in by_gpu.values():
 if gaps:
     print(f"gap from a result to the same GPU's next arm start: median {statistics.median(gaps):.3f} s "
           f"over {len(by_gpu)} GPU(s)")
+# The turn-to-turn cadence: a progress line's wall is its arm's turn to its process's reaping; the
+# worker's own stamps say how much of that was the arm's phases, the rest is its exit.
+import os
+err = os.path.join(os.path.dirname(os.path.dirname(run)), os.path.basename(run) + ".err")
+walls, exits = [], []
+for line in open(err, errors="replace") if os.path.exists(err) else []:
+    m = re.match(r"\[\s*\d+/\d+\] (\S+)/(\S+) ok ([0-9.]+) s", line)
+    if not m:
+        continue
+    walls.append(float(m.group(3)))
+    stamps = {}
+    for l in open(f"{run}/logs/{m.group(1)}/{m.group(2)}.out", errors="replace"):
+        s = re.match(r"\[([0-9.]+) s\] (turn to open|result written)", l)
+        if s:
+            stamps[s.group(2)] = float(s.group(1))
+    if len(stamps) == 2:
+        exits.append(walls[-1] - (stamps["result written"] - stamps["turn to open"]))
+if walls and exits:
+    print(f"turn to reaping: median {statistics.median(walls):.3f} s, sum {sum(walls):.1f} s over "
+          f"{len(walls)} arms; after 'result written': median {statistics.median(exits):.3f} s")
 PY
 done
 echo "work directory: $work"
