@@ -1,8 +1,10 @@
 #include "arm_worker.hpp"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -10,6 +12,7 @@
 #include "paths.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -68,6 +71,37 @@ ArmWorker::ArmWorker(const RunDirFs& run, const Plan& plan, const fs::path& work
   since_ = Clock::now();
 }
 
+bool ArmWorker::loaded() {
+  if (!turn_.valid()) return true;
+  const std::string_view want = worker_protocol::kLoaded;
+  const auto limit = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(kLoadLimitS));
+  std::string said;
+  while (said.size() < want.size()) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(limit - Clock::now()).count();
+    if (left <= 0) {
+      deadline_ = Clock::now();  // finish() kills it at once
+      return false;
+    }
+    pollfd p{turn_.get(), POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 60000)));
+    if (ready < 0 && errno != EINTR)
+      throw Error(std::string("waiting for a worker to load its plugin: ") + std::strerror(errno));
+    if (ready <= 0) continue;
+    char buf[16];
+    const ssize_t n = ::recv(turn_.get(), buf, want.size() - said.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // it ended (closed its end) before it had loaded
+    said.append(buf, static_cast<size_t>(n));
+  }
+  if (said != want)
+    throw Error("a worker said " + quote(said) + " where abharness waited for " +
+                quote(std::string(want)) +
+                ": abharness and abharness-worker disagree on the protocol (different builds?)");
+  return true;
+}
+
 void ArmWorker::go() {
   since_ = Clock::now();
   if (timeout_s_ > 0)
@@ -79,6 +113,11 @@ void ArmWorker::go() {
   // exit status says what happened. The socket is closed after the word: nothing more is said.
   const std::string_view m = worker_protocol::kTurn;
   (void)::send(turn_.get(), m.data(), m.size(), MSG_NOSIGNAL);
+  // What it said and nobody waited for (its kLoaded) is read first: a socket closed with unread
+  // data would reset the worker's end.
+  char buf[64];
+  while (::recv(turn_.get(), buf, sizeof buf, MSG_DONTWAIT) > 0) {
+  }
   turn_.reset();
 }
 

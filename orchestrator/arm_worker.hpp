@@ -30,6 +30,7 @@ class ArmWorker : public ArmProcess {
   ArmWorker(const ArmWorker&) = delete;
   ArmWorker& operator=(const ArmWorker&) = delete;
 
+  bool loaded() override;
   // Its turn: the GPU is its own from now on, and its time limit starts. A worker not started
   // ahead had its turn when it started; go() then only starts the limit.
   void go() override;

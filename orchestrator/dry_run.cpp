@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/launch.hpp"
 #include "model/worker_protocol.hpp"
 #include "paths.hpp"
 #include "system/error.hpp"
@@ -155,12 +156,29 @@ std::string check_native(const Plan& plan, const Variant& v, const fs::path& run
          (gpu.empty() ? "" : " on GPU " + gpu) + ", nothing measured\n";
 }
 
+// Whether the sweep's first workers, started ahead here, check what a GPU Python plugin's dry run
+// would: they import its module before the first turn, and the sweep waits for the first one of
+// each variant to have done so (sweep.cpp, await_first_loads). Then that import is not done twice
+// at once: on the H200 the two check interpreters importing torch beside eleven workers took the
+// first turn from 6.6 s to 8.0 s after the start (docs/measurements.md §43). A launcher that places
+// lanes on other nodes starts them after the dry run, and every variant must be among the first
+// 1 + N steps.
+bool first_workers_check_imports(const Plan& plan) {
+  const int ahead = plan.schedule.start_ahead;
+  return ahead > 0 && !launcher_places_lanes(plan.launcher) &&
+         plan.variants.size() <= static_cast<size_t>(ahead) + 1;
+}
+
 // The Python plugin's module, imported by its interpreter; a CPU plugin's problems made too.
 // What to log.
 std::string check_python(const Plan& plan, const Variant& v, const fs::path& run_dir,
                          const fs::path& worker, const RunDirFs& scratch,
                          const std::string& shapes) {
   const PythonPlugin& py = *v.recipe.python;
+  if (py.device != "cpu" && first_workers_check_imports(plan))
+    return v.name + ": module " + py.module +
+           " is imported by the first workers, before the first turn (a CUDA plugin's problems "
+           "are made by its arms, on their stream), nothing measured\n";
   std::vector<std::string> argv{plan.python->executable};
   for (const char* flag : worker_protocol::kPythonFlags) argv.emplace_back(flag);
   argv.insert(argv.end(),

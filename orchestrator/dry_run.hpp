@@ -9,7 +9,9 @@
 //    not here: a Slurm lane's node; that is said on the log).
 //  - A Python plugin: its interpreter imports its module from the variant's sources as an arm's
 //    launcher does, and for a CPU plugin calls the entry with each distinct shape's parameters; a
-//    CUDA plugin's problems are made by its arms only, on the stream their worker binds.
+//    CUDA plugin's problems are made by its arms only, on the stream their worker binds. Where
+//    this process starts the first workers ahead, they import a CUDA plugin's module before the
+//    first turn and the sweep waits for them (sweep.cpp): no interpreter of its own does it again.
 #pragma once
 
 #include <exception>

@@ -175,11 +175,42 @@ std::unique_ptr<ArmProcess> start_step(const RunDirFs& run, const WorkerStarter&
   return starter.start(run, lane, s);
 }
 
+// What names a variant's plugin in a refusal: its module and entry under its interpreter for a
+// Python plugin, else its shared object.
+std::string plugin_label(const Plan& plan, const Variant& v) {
+  if (!v.is_python()) return "the " + v.name + " plugin " + v.plugin;
+  const PythonPlugin& py = *v.recipe.python;
+  return "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
+         plan.python->executable + ")";
+}
+
+// Before a lane's first turn, with workers started ahead: the first started worker of each variant
+// has loaded its plan and plugin (a Python plugin: imported the user's module, as the dry run
+// would have; dry_run.hpp). One that ended or hung instead refuses the run here, with the
+// worker's own account, before anything is measured.
+void await_first_loads(const RunDirFs& run, const Plan& plan, const std::vector<Step>& steps,
+                       const std::deque<std::unique_ptr<ArmProcess>>& started) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < started.size(); ++i) {
+    const Step& s = steps[i];
+    if (!seen.insert(s.task->variant).second || started[i]->loaded()) continue;
+    const ExitStatus st = started[i]->finish();
+    const fs::path err = log_rel(*s.task, s.warmup ? "warmup.err" : "err");
+    const std::string why = worker_error_line(run, err);
+    throw UsageError(plugin_label(plan, plan.variant(s.task->variant)) +
+                     " failed in its first worker, before its turn (" + s.task->shape + "/" +
+                     s.task->arm + (s.warmup ? ", its warm-up" : "") + ": " + st.describe() +
+                     (why.empty() ? "" : ": " + why) + "; log " + run.path(err).string() +
+                     "); fix the plugin or its environment and run again (nothing was measured)");
+  }
+}
+
 // Runs a lane's steps one after another on its GPU. With workers started ahead (the plan's
 // schedule.start_ahead, N), the next N steps' workers are started while the current one
 // measures, and each gets its turn once the one before it has ended; otherwise each starts then.
-// The first turn waits for `before_first_turn` (SweepOptions), while the first 1 + N workers,
-// started ahead, load. `done` is told of each step as it ends, after the next one has its turn.
+// The first turn waits for the first 1 + N workers, started ahead, to load (await_first_loads)
+// and then for `before_first_turn` (SweepOptions), which they load beside. `done` is told of each
+// step as it ends, after the next one has its turn.
 void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& starter,
                const Lane& lane, const std::vector<Step>& steps,
                const std::function<void()>& before_first_turn,
@@ -193,7 +224,10 @@ void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& start
   };
   if (!steps.empty()) {
     // A worker not started ahead measures as soon as it starts: it must wait for the gate.
-    if (ahead > 0) start_ahead();
+    if (ahead > 0) {
+      start_ahead();
+      await_first_loads(run, plan, steps, started);
+    }
     if (before_first_turn) before_first_turn();
     if (started.empty()) start_next();
     started.front()->go();

@@ -13,10 +13,18 @@
 
 namespace abh {
 
+// How long a worker started ahead may take to load its plugin before a run's first turn, as the
+// dry run allows its checks: a plugin slower than this to load would take hours to measure.
+inline constexpr double kLoadLimitS = 900;
+
 // One step's worker, started.
 class ArmProcess {
  public:
   virtual ~ArmProcess() = default;
+  // Waits until a worker started ahead has loaded its plan and plugin (worker_protocol::kLoaded);
+  // false when it ended, or took kLoadLimitS, before saying so (finish() then says how it ended).
+  // A worker not started ahead loads in its turn: true at once.
+  virtual bool loaded() { return true; }
   // Its turn: the GPU is its own from now on, and its time limit starts.
   virtual void go() = 0;
   // Waits for it to end and says how it ended. Called once, after go().

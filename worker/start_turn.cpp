@@ -1,5 +1,6 @@
 #include "start_turn.hpp"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +45,10 @@ StartTurn::StartTurn(bool ahead, int turn_fd) : ahead_(ahead), turn_fd_(turn_fd)
 double StartTurn::wait() {
   if (!ahead_) return 0;
   const auto t0 = std::chrono::steady_clock::now();
+  // An orchestrator that stopped has closed its end: the send fails (EPIPE, no SIGPIPE) and the
+  // read below says the sweep was stopped.
+  const std::string_view loaded = worker_protocol::kLoaded;
+  (void)::send(turn_fd_, loaded.data(), loaded.size(), MSG_NOSIGNAL);
   const std::string line = read_line(turn_fd_);
   if (line.empty())
     throw Error(

@@ -101,6 +101,11 @@ inline constexpr const char* kPythonFlags[] = {"-I", "-B"};
 
 // What the orchestrator writes on the turn socket of a worker started ahead when its turn comes.
 inline constexpr std::string_view kTurn = "go\n";
+// What such a worker writes on it once it has read its plan and loaded its plugin (for a Python
+// plugin: imported the user's module) and waits for its turn. Before a run's first turn the sweep
+// waits for the first worker of each variant to say it: a plugin that cannot load is refused
+// there, before anything is measured (docs/provenance.md).
+inline constexpr std::string_view kLoaded = "loaded\n";
 
 // Exit codes of a worker.
 enum ExitCode : int {

@@ -1,8 +1,8 @@
 # A Python module that touches the GPU when it is imported, under workers started ahead
 # (docs/method.md, "Starting the next arm ahead"): such a worker would create its CUDA context
 # while the arm before it measures. Proves that the worker refuses before its turn, naming the
-# context and the fix, instead of running beside the measured arm; the arms of the well-behaved
-# revision still measure. Uses the Triton example's repository (skips without torch and triton).
+# context and the fix, instead of running beside the measured arm; being the first worker of its
+# variant, its refusal refuses the whole run before any arm. Uses the Triton example's repository (skips without torch and triton).
 source "$(dirname "$0")/common.bash"
 torch_python
 ABH=$ABH_BIN/abharness
@@ -21,15 +21,15 @@ rc=0
 "$ABH" run --repo repo --baseline HEAD~2 --candidate HEAD --target triton --python "$PY" \
   --grid grid.json --runs-root runs --run-id c --start-ahead 1 --max-time 0.5 --color never \
   >run.out 2>run.err || rc=$?
-[[ $rc != 0 ]] || fail "a run whose candidate touches the GPU at import exited 0"
-# The candidate's arm is B, or B1 when the plan holds extra blocks (--until-decided).
-f=$(ls runs/c/logs/m1024/B*.failure.json 2>/dev/null | head -1)
-[[ -n $f && -f $f ]] || { tail -20 run.err; fail "no failure record for the candidate's arm"; }
-grep -q "already created a CUDA context before it (the primary context of device 0 is active)" "$f" ||
-  fail "failure reason: $(cat "$f")"
-grep -q "or run with --start-ahead 0" "$f" || fail "the fix is not named: $(cat "$f")"
-for a in A1 A2; do
-  [[ -f runs/c/results/m1024/$a.json ]] || fail "the baseline's arm $a did not measure"
-done
-echo "candidate refused: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['reason'][:160])" "$f")"
-echo "PASS: a module that creates a CUDA context at import is refused before its turn"
+# The first worker of each variant must have loaded before the run's first turn (it is the dry run
+# of a GPU Python plugin's import): the candidate's refuses there, so the run is refused before any
+# arm, with the worker's account and the fix, and leaves no run directory.
+[[ $rc == 2 ]] || { tail -20 run.err; fail "a run whose candidate touches the GPU at import exited $rc, not 2"; }
+grep -q "the candidate Python plugin .* failed in its first worker, before its turn" run.err ||
+  fail "the refusal names no plugin: $(cat run.err)"
+grep -q "already created a CUDA context before it (the primary context of device 0 is active)" run.err ||
+  fail "refusal: $(cat run.err)"
+grep -q "or run with --start-ahead 0" run.err || fail "the fix is not named: $(cat run.err)"
+[[ ! -e runs/c ]] || fail "a run directory was left for a run refused before any arm"
+echo "candidate refused: $(grep -m1 "failed in its first worker" run.err | cut -c1-200)"
+echo "PASS: a module that creates a CUDA context at import is refused before the first turn"

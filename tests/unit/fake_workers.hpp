@@ -23,6 +23,7 @@ struct Ending {
   ExitStatus status;
   bool writes_result = true;
   std::string stderr_text;  // what it leaves in its err log
+  bool loads = true;        // started ahead: whether it says it loaded (ArmProcess::loaded)
 };
 
 inline ExitStatus exited(int code) {
@@ -32,8 +33,8 @@ inline ExitStatus exited(int code) {
 }
 
 // A starter whose workers run nothing. Each lane's calls are logged in order ("start <step>",
-// "go <step>", "finish <step>"; a step is "m32/B" or "warmup m32/B"), with how many of the lane's
-// workers had been started when each finish() was called.
+// "loaded <step>", "go <step>", "finish <step>"; a step is "m32/B" or "warmup m32/B"), with how
+// many of the lane's workers had been started when each finish() was called.
 class FakeWorkers : public WorkerStarter {
  public:
   std::map<std::string, Ending> endings;  // by step name; absent: exit 0 with a result
@@ -86,6 +87,10 @@ class FakeArm : public ArmProcess {
  public:
   FakeArm(const FakeWorkers& w, const RunDirFs& run, int lane, const Step& s, Ending e)
       : w_(w), run_(run), lane_(lane), step_(s), ending_(std::move(e)) {}
+  bool loaded() override {
+    w_.record(lane_, "loaded " + step_name(step_));
+    return ending_.loads;
+  }
   void go() override { w_.record(lane_, "go " + step_name(step_)); }
   // What a worker leaves behind when it ends: its logs and, unless told otherwise, its result.
   ExitStatus finish() override {

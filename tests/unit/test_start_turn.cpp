@@ -1,6 +1,7 @@
-// The worker's side of the turn socket (worker/start_turn.hpp): a worker started ahead waits for
-// the orchestrator's word (worker_protocol::kTurn) and refuses anything else, a socket closed
-// before it, and a stdin that is not a socket; a worker not started ahead reads nothing.
+// The worker's side of the turn socket (worker/start_turn.hpp): a worker started ahead says it has
+// loaded (worker_protocol::kLoaded), then waits for the orchestrator's word
+// (worker_protocol::kTurn) and refuses anything else, a socket closed before it, and a stdin that
+// is not a socket; a worker not started ahead says and reads nothing.
 #include <doctest/doctest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,6 +40,21 @@ struct TurnSocket {
     const ssize_t n = ::recv(worker.get(), buf, sizeof buf, MSG_DONTWAIT);
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
   }
+  // What the worker said that the orchestrator has not read, without waiting for more.
+  std::string heard() const {
+    char buf[256];
+    const ssize_t n = ::recv(orchestrator.get(), buf, sizeof buf, MSG_DONTWAIT);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  }
+  // Waits (up to a minute: this is not a timing check) until the worker has said `n` bytes.
+  std::string hear(size_t n) const {
+    std::string said;
+    for (int i = 0; i < 6000 && said.size() < n; ++i) {
+      said += heard();
+      if (said.size() < n) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return said;
+  }
 };
 
 }  // namespace
@@ -53,6 +69,25 @@ TEST_CASE("start turn: the orchestrator's word gives the turn, and nothing after
   CHECK(waited >= 0);
   CHECK(turn.waited_s() == waited);
   CHECK(s.unread() == "more");
+  CHECK(s.heard() == worker_protocol::kLoaded);
+}
+
+TEST_CASE("start turn: a worker started ahead says it has loaded before it waits for its turn") {
+  TurnSocket s;
+  StartTurn turn(true, s.worker.get());
+  CHECK(s.heard().empty());  // nothing said before it waits
+  std::string said;
+  std::thread orchestrator([&] {
+    // The turn is given only once the worker has said it loaded: a worker that waited first
+    // would never be given it (the test's read gives up after a minute, and so the wait ends).
+    said = s.hear(worker_protocol::kLoaded.size());
+    s.say(worker_protocol::kTurn);
+  });
+  const double waited = turn.wait();
+  orchestrator.join();
+  CHECK(waited >= 0);
+  CHECK(said == worker_protocol::kLoaded);
+  CHECK(s.heard().empty());  // it said the word once, and nothing more
 }
 
 TEST_CASE("start turn: a worker waits until the word comes, in as many pieces as it takes") {
@@ -70,6 +105,8 @@ TEST_CASE("start turn: a worker waits until the word comes, in as many pieces as
 }
 
 TEST_CASE("start turn: a socket closed before the turn means the sweep was stopped") {
+  // Its kLoaded goes to a closed end: the send fails without a SIGPIPE, which would end this
+  // process, and the wait says why.
   TurnSocket s;
   StartTurn turn(true, s.worker.get());
   s.orchestrator.reset();
@@ -112,6 +149,7 @@ TEST_CASE("start turn: a worker not started ahead has its turn at once and reads
   CHECK_FALSE(turn.ahead());
   CHECK(turn.wait() == 0);
   CHECK(s.unread() == "stop\n");
+  CHECK(s.heard().empty());
   // Its stdin may be anything (/dev/null when started by the sweep).
   CHECK_NOTHROW(StartTurn(false, -1));
 }

@@ -20,6 +20,7 @@
 
 #include "arm_worker.hpp"
 #include "fake_workers.hpp"
+#include "model/worker_protocol.hpp"
 #include "plan_fixture.hpp"
 #include "sweep.hpp"
 #include "system/json_io.hpp"
@@ -85,10 +86,14 @@ TEST_CASE("sweep order: without workers started ahead, each starts once the one 
                                });
 }
 
+// Started ahead, the first worker of each variant (here each variant's warm-up) is asked whether it
+// loaded before the first turn.
 TEST_CASE("sweep order: one worker started ahead has its turn right after the previous finish") {
   CHECK(log_of_one_shape(1) == Log{
                                    "start warmup m32/A1",
                                    "start warmup m32/B",
+                                   "loaded warmup m32/A1",
+                                   "loaded warmup m32/B",
                                    "go warmup m32/A1",
                                    "finish warmup m32/A1",
                                    "go warmup m32/B",
@@ -110,6 +115,8 @@ TEST_CASE("sweep order: two workers started ahead") {
                                    "start warmup m32/A1",
                                    "start warmup m32/B",
                                    "start m32/A1",
+                                   "loaded warmup m32/A1",
+                                   "loaded warmup m32/B",
                                    "go warmup m32/A1",
                                    "finish warmup m32/A1",
                                    "go warmup m32/B",
@@ -166,9 +173,10 @@ TEST_CASE("sweep: the first turn waits for the gate, while the workers started a
     const auto gate = std::find(log.begin(), log.end(), "gate") - log.begin();
     CHECK(std::count(log.begin(), log.end(), "gate") == 1);
     CHECK(gate < std::find(log.begin(), log.end(), "go warmup m32/A1") - log.begin());
-    // Started ahead, the first 1 + N workers load meanwhile; a worker that is not started ahead
-    // measures from its start, so it starts after the gate.
-    CHECK(gate == (ahead ? 3 : 0));
+    // Started ahead, the first 1 + N workers load meanwhile, and the first of each variant has
+    // said it loaded; a worker that is not started ahead measures from its start, so it starts
+    // after the gate.
+    CHECK(gate == (ahead ? 5 : 0));
   }
   // A gate that throws (a new run's dry run refused a shape) stops the lane before any turn.
   test::TempDir tmp;
@@ -177,7 +185,111 @@ TEST_CASE("sweep: the first turn waits for the gate, while the workers started a
   opt.before_first_turn = [] { throw UsageError("the dry run refused shape m32"); };
   CHECK_THROWS_WITH_AS(run_sweep(tmp.path(), plan_of(1, 2), w, {}, opt),
                        doctest::Contains("refused shape m32"), UsageError);
-  for (const auto& e : w.log()) CHECK(e.rfind("start ", 0) == 0);
+  for (const auto& e : w.log()) CHECK((e.rfind("start ", 0) == 0 || e.rfind("loaded ", 0) == 0));
+}
+
+TEST_CASE("sweep: started ahead, the first worker of each variant has loaded before the gate") {
+  for (int ahead : {0, 1, 2, 3, 7}) {
+    CAPTURE(ahead);
+    test::TempDir tmp;
+    FakeWorkers w;
+    // A later worker of a variant is not asked before the first turn: its loading is its turn's
+    // business (m32/A1, baseline's second worker, is among the first 1 + N from N = 2).
+    w.endings["m32/A1"].loads = false;
+    SweepOptions opt = quiet();
+    opt.before_first_turn = [&] { w.record(0, "gate"); };
+    const SweepSummary s = run_sweep(tmp.path(), plan_of(2, ahead), w, {}, opt);
+    CHECK(s.ran == 6);
+    CHECK(s.failed == 0);
+    const Log log = w.log();
+    Log asked;
+    for (const auto& e : log)
+      if (e.rfind("loaded ", 0) == 0) asked.push_back(e.substr(7));
+    if (ahead == 0) {
+      // Not started ahead, a worker loads in its turn: nobody waits for it before.
+      CHECK(asked.empty());
+      continue;
+    }
+    // Once each, the first started worker of each variant: its warm-up.
+    CHECK(asked == Log{"warmup m32/A1", "warmup m32/B"});
+    auto at = [&](const std::string& e) {
+      return std::find(log.begin(), log.end(), e) - log.begin();
+    };
+    const auto gate = at("gate");
+    const auto first_go =
+        std::find_if(log.begin(), log.end(),
+                     [](const std::string& e) { return e.rfind("go ", 0) == 0; }) -
+        log.begin();
+    CHECK(gate < first_go);
+    // After the first 1 + N workers started, before the gate (the dry run) and any turn.
+    const auto starts = static_cast<long>(std::min<size_t>(8, static_cast<size_t>(1 + ahead)));
+    for (long k = 0; k < starts; ++k) CHECK(log[static_cast<size_t>(k)].rfind("start ", 0) == 0);
+    for (const auto& step : asked) {
+      CAPTURE(step);
+      CHECK(at("loaded " + step) >= starts);
+      CHECK(at("loaded " + step) < gate);
+    }
+  }
+  // Each lane asks its own first workers, on its own.
+  test::TempDir tmp;
+  Plan p = test::fixture_plan(2);
+  p.schedule.start_ahead = 1;
+  FakeWorkers w;
+  CHECK(sweep(tmp.path(), p, w).ran == 6);
+  for (int lane : {0, 1}) {
+    CAPTURE(lane);
+    const std::string shape = p.shapes[static_cast<size_t>(lane)].id;
+    const Log log = w.log(lane);
+    REQUIRE(log.size() > 4);
+    CHECK(Log(log.begin(), log.begin() + 5) ==
+          Log{"start warmup " + shape + "/A1", "start warmup " + shape + "/B",
+              "loaded warmup " + shape + "/A1", "loaded warmup " + shape + "/B",
+              "go warmup " + shape + "/A1"});
+  }
+}
+
+TEST_CASE("sweep: a plugin that does not load in its first worker refuses the run, unmeasured") {
+  for (const bool python : {false, true}) {
+    CAPTURE(python);
+    test::TempDir tmp;
+    Plan p = plan_of(2, 2);
+    if (python) {
+      p.variants[1].recipe.python = PythonPlugin{"bench.kernel", "make_problem", "cuda", ""};
+      p.python = test::fixture_interpreter();
+    }
+    FakeWorkers w;
+    w.endings["warmup m32/B"] = {
+        exited(2), false,
+        "loading the plugin\n" + worker_protocol::error_line("cannot load the plugin: no GEMM") +
+            "\n",
+        false};
+    bool gated = false;
+    SweepOptions opt = quiet();
+    opt.before_first_turn = [&] { gated = true; };
+    const std::string e = test::usage_error_of([&] { run_sweep(tmp.path(), p, w, {}, opt); });
+    CAPTURE(e);
+    const std::string label =
+        python ? "the candidate Python plugin bench.kernel.make_problem (under /usr/bin/python3)"
+               : "the candidate plugin variants/candidate/libkernel.so";
+    CHECK(e.rfind(
+              label +
+                  " failed in its first worker, before its turn (m32/B, its warm-up: exit code 2: "
+                  "cannot load the plugin: no GEMM; log ",
+              0) == 0);
+    CHECK(test::contains(e, log_path(tmp.path(), *p.find_task("m32", "B"), "warmup.err").string()));
+    CHECK(test::contains(e,
+                         "fix the plugin or its environment and run again (nothing was "
+                         "measured)"));
+    // Neither the gate (a new run's dry run) nor any turn came; the workers' logs are all.
+    CHECK_FALSE(gated);
+    const Log log = w.log();
+    CHECK(log == Log{"start warmup m32/A1", "start warmup m32/B", "start m32/A1",
+                     "loaded warmup m32/A1", "loaded warmup m32/B", "finish warmup m32/B"});
+    for (const auto& t : p.tasks) {
+      CHECK_FALSE(fs::exists(result_path(tmp.path(), t)));
+      CHECK_FALSE(fs::exists(log_path(tmp.path(), t, "failure.json")));
+    }
+  }
 }
 
 TEST_CASE("sweep: a failed arm leaves a failure record and no result, and the lane goes on") {
@@ -357,7 +469,8 @@ class StopAt : public WorkerStarter {
 TEST_CASE("sweep, real workers: a worker started ahead gets its turn after the one before exited") {
   test::TempDir tmp;
   const fs::path events = tmp.path() / "events";
-  // It logs its start, the word on its stdin when started ahead, and its end.
+  // It logs its start, the word on its stdin when started ahead (having said there that it loaded,
+  // as abharness-worker does), and its end.
   const fs::path worker = write_worker(tmp.path(), "log='" + events.string() + "'\n" + R"(
 while [ $# -gt 0 ]; do
   case "$1" in --shape) s=$2; shift ;; --arm) a=$2; shift ;; --warmup) w="warmup " ;;
@@ -365,7 +478,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 echo "start $w$s/$a" >> "$log"
-[ -n "$ahead" ] && { read -r turn; echo "turn $w$s/$a $turn" >> "$log"; }
+[ -n "$ahead" ] && { printf 'loaded\n' >&0; read -r turn; echo "turn $w$s/$a $turn" >> "$log"; }
 echo "end $w$s/$a" >> "$log"
 )");
   Plan p = plan_of(1, 2);
@@ -387,6 +500,38 @@ echo "end $w$s/$a" >> "$log"
         "the worker exited 0 but wrote no result");
 }
 
+TEST_CASE("sweep, real workers: a first worker that ends before it loaded refuses the run") {
+  test::TempDir tmp;
+  const fs::path events = tmp.path() / "events";
+  // The candidate's worker cannot load its plugin: it says why on its stderr and exits 2 without
+  // a word on its socket. The others say they loaded and wait for their turn.
+  const fs::path worker = write_worker(tmp.path(), "log='" + events.string() + "'\n" + R"(
+while [ $# -gt 0 ]; do
+  case "$1" in --shape) s=$2; shift ;; --arm) a=$2; shift ;; --warmup) w="warmup " ;; esac
+  shift
+done
+echo "start $w$s/$a" >> "$log"
+case "$a" in B*) echo "abharness-worker: error: cannot load the plugin: no GEMM" >&2; exit 2 ;; esac
+printf 'loaded\n' >&0
+read -r turn
+echo "turn $w$s/$a $turn" >> "$log"
+)");
+  Plan p = plan_of(1, 2);
+  p.settings.arm_timeout_s = 600;
+  bool gated = false;
+  SweepOptions opt = quiet();
+  opt.before_first_turn = [&] { gated = true; };
+  const std::string e =
+      test::usage_error_of([&] { run_sweep(tmp.path(), p, WorkerProcesses(p, worker), {}, opt); });
+  CHECK(e ==
+        "the candidate plugin variants/candidate/libkernel.so failed in its first worker, "
+        "before its turn (m32/B, its warm-up: exit code 2: cannot load the plugin: no GEMM; log " +
+            log_path(tmp.path(), *p.find_task("m32", "B"), "warmup.err").string() +
+            "); fix the plugin or its environment and run again (nothing was measured)");
+  CHECK_FALSE(gated);
+  for (const auto& l : lines_of(events)) CHECK(l.rfind("turn ", 0) != 0);
+}
+
 TEST_CASE("sweep, real workers: a lane that stops leaves none of its workers running") {
   SleepingWorkers w;
   // Two workers run (the first measuring, the next started ahead) when the third cannot start.
@@ -405,7 +550,7 @@ TEST_CASE("sweep, real workers: killing a lane's process leaves none of its work
   const pid_t lane = ::fork();
   REQUIRE(lane >= 0);
   if (lane == 0) {
-    // The lane's process: its first worker never ends, the next two wait for their turn.
+    // The lane's process: its workers never say they loaded (nor end), and it waits for them.
     try {
       run_sweep(w.tmp.path(), w.plan, w.real, {}, quiet());
     } catch (...) {
