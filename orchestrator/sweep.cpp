@@ -208,9 +208,9 @@ void await_first_loads(const RunDirFs& run, const Plan& plan, const std::vector<
 // Runs a lane's steps one after another on its GPU. With workers started ahead (the plan's
 // schedule.start_ahead, N), the next N steps' workers are started while the current one
 // measures, and each gets its turn once the one before it has ended; otherwise each starts then.
-// The first turn waits for the first 1 + N workers, started ahead, to load (await_first_loads)
-// and then for `before_first_turn` (SweepOptions), which they load beside. `done` is told of each
-// step as it ends, after the next one has its turn.
+// The first turn waits for the first of each variant's workers among the first 1 + N started
+// ahead to have loaded (await_first_loads), then for `before_first_turn` (SweepOptions), which
+// they load beside. `done` is told of each step as it ends, after the next one has its turn.
 void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& starter,
                const Lane& lane, const std::vector<Step>& steps,
                const std::function<void()>& before_first_turn,
