@@ -150,8 +150,7 @@ std::string check_native(const Plan& plan, const Variant& v, const fs::path& run
   for (auto& a : worker_protocol::check_args(run_dir / v.plugin, scratch.root() / shapes,
                                              variant_tactic(v, plan.settings.tactic), gpu))
     argv.push_back(std::move(a));
-  run_check(argv, env, scratch, v.name, worker_protocol::kErrorPrefix,
-            "the " + v.name + " plugin " + v.plugin);
+  run_check(argv, env, scratch, v.name, worker_protocol::kErrorPrefix, plugin_label(plan, v));
   return v.name + ": dry run passed: the plugin made the problem of each distinct shape" +
          (gpu.empty() ? "" : " on GPU " + gpu) + ", nothing measured\n";
 }
@@ -159,10 +158,10 @@ std::string check_native(const Plan& plan, const Variant& v, const fs::path& run
 // Whether the sweep's first workers, started ahead here, check what a GPU Python plugin's dry run
 // would: they import its module before the first turn, and the sweep waits for the first one of
 // each variant to have done so (sweep.cpp, await_first_loads). Then that import is not done twice
-// at once: on the H200 the two check interpreters importing torch beside eleven workers took the
-// first turn from 6.6 s to 8.0 s after the start (docs/measurements.md §43). A launcher that places
-// lanes on other nodes starts them after the dry run, and every variant must be among the first
-// 1 + N steps.
+// at once: on the H200 the workers had loaded 6.6 s after the start, while the two check
+// interpreters importing torch beside them passed at 8.0 s (docs/measurements.md §43). A launcher
+// that places lanes on other nodes starts them after the dry run, and every variant must be among
+// the first 1 + N steps.
 bool first_workers_check_imports(const Plan& plan) {
   const int ahead = plan.schedule.start_ahead;
   return ahead > 0 && !launcher_places_lanes(plan.launcher) &&
@@ -186,9 +185,7 @@ std::string check_python(const Plan& plan, const Variant& v, const fs::path& run
                python_front_end(worker).parent_path().string(), py.module, py.entry,
                py.device == "cpu" ? "create" : "import", (scratch.root() / shapes).string(),
                variant_tactic(v, plan.settings.tactic)});
-  run_check(argv, {}, scratch, v.name, kPythonCheckPrefix,
-            "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
-                plan.python->executable + ")");
+  run_check(argv, {}, scratch, v.name, kPythonCheckPrefix, plugin_label(plan, v));
   return v.name + ": dry run passed: module " + py.module + " imports" +
          (py.device == "cpu"
               ? " and made the problem of each distinct shape"

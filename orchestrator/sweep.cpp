@@ -20,6 +20,7 @@
 #include "system/process.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/text.hpp"
+#include "variants.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -173,15 +174,6 @@ std::unique_ptr<ArmProcess> start_step(const RunDirFs& run, const WorkerStarter&
     run.make_dirs(result_rel(*s.task).parent_path());
   }
   return starter.start(run, lane, s);
-}
-
-// What names a variant's plugin in a refusal: its module and entry under its interpreter for a
-// Python plugin, else its shared object.
-std::string plugin_label(const Plan& plan, const Variant& v) {
-  if (!v.is_python()) return "the " + v.name + " plugin " + v.plugin;
-  const PythonPlugin& py = *v.recipe.python;
-  return "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
-         plan.python->executable + ")";
 }
 
 // Before a lane's first turn, with workers started ahead: the first started worker of each variant

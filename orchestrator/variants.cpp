@@ -117,6 +117,13 @@ json command_json(const std::vector<std::string>& argv, const std::string& what,
   return parse_json(scratch.read(tag + ".out", 64u << 20), "output of " + what);
 }
 
+std::string plugin_label(const Plan& plan, const Variant& v) {
+  if (!v.is_python()) return "the " + v.name + " plugin " + v.plugin;
+  const PythonPlugin& py = *v.recipe.python;
+  return "the " + v.name + " Python plugin " + py.module + "." + py.entry + " (under " +
+         plan.python->executable + ")";
+}
+
 json worker_json(const fs::path& worker, const std::vector<std::string>& args,
                  const fs::path& scratch_dir, const std::map<std::string, std::string>& env) {
   std::vector<std::string> argv{worker.string()};

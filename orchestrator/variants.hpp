@@ -50,6 +50,10 @@ Variant build_variant_in_run(MaterializedVariant m, const std::filesystem::path&
                              const std::filesystem::path& cache_root,
                              const std::filesystem::path& worker, std::ostream& log);
 
+// What names a variant's plugin in a refusal: "the <name> Python plugin <module>.<entry> (under
+// <interpreter>)", or "the <name> plugin <shared object>".
+std::string plugin_label(const Plan& plan, const Variant& v);
+
 // Runs `abharness-worker <args>` and parses its stdout as JSON (describe, probe, telemetry: the
 // arguments come from model/worker_protocol.hpp).
 json worker_json(const std::filesystem::path& worker, const std::vector<std::string>& args,

@@ -12,8 +12,8 @@ class StartTurn {
   // `turn_fd`: where the turn comes from, the worker's stdin (another descriptor in unit tests).
   explicit StartTurn(bool ahead, int turn_fd = 0);
   bool ahead() const { return ahead_; }
-  // Says the worker has loaded its plan and plugin (worker_protocol::kLoaded), then blocks until the
-  // turn comes; returns the seconds waited. Throws when the socket ends first (the orchestrator
+  // Says the worker has loaded its plan and plugin (worker_protocol::kLoaded), then blocks until
+  // the turn comes; returns the seconds waited. Throws when the socket ends first (the orchestrator
   // stopped the sweep) or says anything else.
   double wait();
   double waited_s() const { return waited_s_; }
