@@ -25,6 +25,11 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
                "a shape whose arms vary more than the other shapes' allow at this level (an F "
                "test) is judged on its own arms and left out of their prior (0: never)")
       ->capture_default_str();
+  c.add_option("--outlier-arms", s.outlier_arm_sigmas,
+               "an arm whose median lies beyond this many robust standard deviations of the "
+               "shape's arms (and half the band) from its variant's other arms, three or more, is "
+               "left out as disturbed, and the report names it (0: never)")
+      ->capture_default_str();
   c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");

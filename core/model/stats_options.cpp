@@ -58,6 +58,10 @@ void validate(const StatsOptions& o) {
     throw UsageError("--prior-conflict " + shortest(o.prior_conflict_level) +
                      " is out of range: give 0 (every shape borrows the other shapes' arm "
                      "variation) or a level in [0.9, 1), e.g. 0.999");
+  if (o.outlier_arm_sigmas != 0 && !(o.outlier_arm_sigmas >= 3 && o.outlier_arm_sigmas <= 100))
+    throw UsageError("--outlier-arms " + shortest(o.outlier_arm_sigmas) +
+                     " is out of range: give 0 (no arm is ever left out) or a number of robust "
+                     "standard deviations in [3, 100], e.g. 5");
   // Each tail of the percentile interval needs a handful of replicates beyond it, or the interval
   // edges are just the most extreme replicates.
   double tail = o.resamples * (1 - o.confidence) / 2;
@@ -75,6 +79,7 @@ json to_json(const StatsOptions& o) {
               {"clock_normalize", o.clock_normalize},
               {"decisive_factor", o.decisive_factor},
               {"prior_conflict_level", o.prior_conflict_level},
+              {"outlier_arm_sigmas", o.outlier_arm_sigmas},
               {"spread_ties", o.spread_ties}};
 }
 
@@ -88,6 +93,8 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.decisive_factor = j.contains("decisive_factor") ? field<double>(j, "decisive_factor", w) : 0;
   o.prior_conflict_level =
       j.contains("prior_conflict_level") ? field<double>(j, "prior_conflict_level", w) : 0;
+  o.outlier_arm_sigmas =
+      j.contains("outlier_arm_sigmas") ? field<double>(j, "outlier_arm_sigmas", w) : 0;
   o.spread_ties = j.contains("spread_ties") && field<bool>(j, "spread_ties", w);
   return o;
 }

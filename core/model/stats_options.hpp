@@ -38,6 +38,12 @@ struct StatsOptions {
   // arms and left out of the others' priors (docs/statistics.md#variation-between-arms). 0: never,
   // as documents written before it read.
   double prior_conflict_level = 0.999;
+  // An arm of a variant with three or more arms whose median lies beyond this many robust
+  // standard deviations of the shape's arms, and beyond half the band, from its variant's other
+  // arms is left out of the estimate as disturbed, and the report names it
+  // (stats/arm_variation.hpp: outlier_arms; docs/statistics.md#disturbed-arms). 0: never, as
+  // documents written before it read.
+  double outlier_arm_sigmas = 5;
   // Each arm's median is the mid-distribution median of its samples (stats/tick_ties.hpp), which
   // reads between the ticks of the timer where samples tie on them; false takes the plain
   // median, which moves in whole ticks. Read as false from documents written before it.
@@ -50,7 +56,7 @@ void validate(const StatsOptions& o);
 
 // The "decision" object of plan.json's schedule and the "stats" object of report.json and
 // compare.json. A document written before clock normalization existed reads as false, one
-// written before the decisive factor or the prior-conflict level as 0.
+// written before the decisive factor, the prior-conflict level or the outlier-arm threshold as 0.
 json to_json(const StatsOptions& o);
 StatsOptions stats_options_from_json(const json& j, const std::string& where);
 

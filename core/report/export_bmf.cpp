@@ -28,7 +28,7 @@ json metric(double value, const std::vector<double>& spread) {
 std::vector<double> arm_medians(const ShapeRow& row, const std::string& variant) {
   std::vector<double> medians;
   for (const ArmStats& a : row.arms)
-    if (a.ok && a.variant == variant) medians.push_back(a.median_ns);
+    if (a.counts() && a.variant == variant) medians.push_back(a.median_ns);
   return medians;
 }
 

@@ -134,7 +134,7 @@ std::string shape_table(const Report& r) {
     out += "| " + code(row.shape) + (row.label.empty() ? "" : " " + esc(row.label)) + " |";
     for (const auto& name : arms) {
       const ArmStats* a = fmt::find_arm(row, name);
-      out += " " + std::string(!a ? "" : a->ok ? fmt::duration(a->median_ns) : "failed") + " |";
+      out += " " + fmt::arm_cell(a) + " |";
     }
     out += " " + (row.speedup ? "**" + fmt::ratio(*row.speedup) + "**" : std::string("-")) + " | " +
            (row.ci ? fmt::interval(*row.ci) : "-") + " | " +
@@ -194,6 +194,9 @@ std::string arm_details(const Report& r) {
         std::vector<std::string> kernels;
         for (const auto& k : a.kernel_names) kernels.push_back(code(k));
         std::string note = esc(a.stop_reason);
+        if (a.outlier_ratio)
+          note = "**left out as disturbed** (" + fmt::ratio(*a.outlier_ratio) +
+                 " its variant's median arm); " + note;
         if (a.throttled)
           note = "**throttled**" + (a.throttle_note.empty() ? "" : ": " + esc(a.throttle_note)) +
                  "; " + note;

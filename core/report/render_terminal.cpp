@@ -73,7 +73,7 @@ std::string shape_table(const Report& r, const RenderOptions& opt) {
     std::vector<Cell> cells{{row.shape}};
     for (const auto& name : arms) {
       const ArmStats* a = fmt::find_arm(row, name);
-      cells.push_back({!a ? "" : a->ok ? fmt::duration(a->median_ns) : "failed"});
+      cells.push_back({fmt::arm_cell(a)});
     }
     cells.push_back({row.speedup ? fmt::ratio(*row.speedup) : "-"});
     cells.push_back({row.ci ? fmt::interval(*row.ci) : "-"});

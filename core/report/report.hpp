@@ -51,6 +51,11 @@ struct ArmStats {
   // The shape's speed-of-light time / median_ns: 1 = at the roofline bound. Absent when the arm
   // failed or the shape has no speed-of-light time (Report::sol says why).
   std::optional<double> sol_fraction;
+  // Set when the arm was left out of the shape's estimate as disturbed (outlier_arms in
+  // stats/arm_variation.hpp): its median over the median of its variant's arms. Such an arm is
+  // valid (ok) and shown, but counts in no median, interval or arm count of the comparison.
+  std::optional<double> outlier_ratio;
+  bool counts() const { return ok && !outlier_ratio; }
   bool operator==(const ArmStats&) const = default;
 };
 
@@ -264,6 +269,16 @@ struct PriorConflict {
   double level = 0;
   bool operator==(const PriorConflict&) const = default;
 };
+// `arms` arms of `shapes` shapes (the first named, with its median over its variant's median arm)
+// were left out of their shapes' estimates as disturbed (ArmStats::outlier_ratio): beyond
+// `sigmas` robust standard deviations of their shape's arms and half the band.
+struct OutlierArms {
+  int arms = 0, shapes = 0;
+  std::string first;  // shape/arm
+  double first_ratio = 0;
+  double sigmas = 0;
+  bool operator==(const OutlierArms&) const = default;
+};
 // The conditional blocks that ran (--until-decided): `blocks` blocks of `shapes` shapes, `arms`
 // arms in all, beyond the `planned` blocks of every shape; `limit` is the most a shape could get.
 struct ExtraBlocks {
@@ -274,7 +289,7 @@ struct ExtraBlocks {
 using ReportNote =
     std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock, note::ClockGap,
                  note::FewArmDegrees, note::DriftJudged, note::Unconfirmed, note::Decisive,
-                 note::PriorConflict, note::ExtraBlocks>;
+                 note::PriorConflict, note::OutlierArms, note::ExtraBlocks>;
 
 struct Report {
   int schema_version = 0;

@@ -110,6 +110,26 @@ void clock_gap(ShapeRow& row) {
   if (na > 0 && nb > 0) row.clock_gap = (b / nb) / (a / na) - 1;
 }
 
+// Marks the valid arms left out of the estimate as disturbed (outlier_arms in
+// stats/arm_variation.hpp), at their medians, which are then all final (at one clock when
+// normalized).
+void mark_outliers(std::vector<ArmStats>& arms, const StatsOptions& opt) {
+  std::vector<double> logs[2];
+  std::vector<ArmStats*> of[2];
+  for (ArmStats& a : arms) {
+    if (!a.ok) continue;
+    const int v = a.variant == "baseline" ? 0 : 1;
+    logs[v].push_back(std::log(a.median_ns));
+    of[v].push_back(&a);
+  }
+  const OutlierArms out =
+      outlier_arms(logs[0], logs[1], opt.outlier_arm_sigmas, std::log1p(opt.noise_band / 2));
+  const std::vector<bool>* flags[2] = {&out.a, &out.b};
+  for (int v = 0; v < 2; ++v)
+    for (std::size_t i = 0; i < of[v].size(); ++i)
+      if ((*flags[v])[i]) of[v][i]->outlier_ratio = std::exp(logs[v][i] - median(logs[v]));
+}
+
 // A shape's valid arms' samples (at one clock when normalized), ready for the interval.
 struct ShapeSamples {
   std::vector<std::vector<double>> a, b;
@@ -126,6 +146,8 @@ RatioEstimate compare(ShapeRow& row, const ArmBootstrap& arms, const ArmVariatio
   row.ci = e.ci;
   row.own_variation = e.own;
   row.variation = e.variation;
+  // Over every valid baseline arm, those left out as disturbed too: the drift is what the first
+  // and last arm read, the same in each candidate's report of a variants file.
   std::vector<double> baseline_medians;
   for (const auto& a : row.arms)
     if (a.variant == "baseline" && a.ok) baseline_medians.push_back(a.median_ns);
@@ -136,7 +158,7 @@ RatioEstimate compare(ShapeRow& row, const ArmBootstrap& arms, const ArmVariatio
   // A drift beyond the band widens the interval to both ends of the baseline; a verdict that
   // survives it stands, with the drift shown (statistics.hpp).
   const bool judge_drift =
-      arms.baseline_arms <= 2 && row.drift && std::abs(*row.drift - 1) > opt.noise_band;
+      baseline_medians.size() <= 2 && row.drift && std::abs(*row.drift - 1) > opt.noise_band;
   if (judge_drift) row.drift_ci = drift_widened(e.ci, baseline_medians);
   row.verdict = classify(judge_drift ? *row.drift_ci : e.ci, judge_drift ? row.drift : std::nullopt,
                          opt.noise_band);
@@ -180,25 +202,29 @@ ShapeRow shape_arms(const PlanIndex& plan, const Shape& shape,
       pooled.insert(pooled.end(), m->clock.sample_mhz.begin(), m->clock.sample_mhz.end());
     row.reference_mhz = median_in_place(pooled);
   }
-  ShapeSamples s;
+  std::vector<std::vector<double>> arm_samples(row.arms.size());
   for (std::size_t i = 0; i < row.arms.size(); ++i) {
     ArmStats& a = row.arms[i];
     if (!a.ok) continue;
     const Measurement& m = *measured[i];
     // Ties at the timer's tick spread first (stats/tick_ties.hpp), so that the median, the
     // clock adjustment and the bootstrap all read between the ticks.
-    std::vector<double> arm_samples =
+    arm_samples[i] =
         opt.spread_ties ? spread_ties(m.samples_ns, m.clock.timer_resolution_ns) : m.samples_ns;
-    a.median_ns = a.raw_median_ns = median(arm_samples);
+    a.median_ns = a.raw_median_ns = median(arm_samples[i]);
     if (normalize) {
       a.clock_slope = clock_slope(m.samples_ns, m.clock.sample_mhz);
-      arm_samples =
-          clock_adjusted(arm_samples, m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
-      a.median_ns = median(arm_samples);
+      arm_samples[i] =
+          clock_adjusted(arm_samples[i], m.clock.sample_mhz, *a.clock_slope, *row.reference_mhz);
+      a.median_ns = median(arm_samples[i]);
     }
     set_rates(a, m);
-    (a.variant == "baseline" ? s.a : s.b).push_back(std::move(arm_samples));
   }
+  mark_outliers(row.arms, opt);
+  ShapeSamples s;
+  for (std::size_t i = 0; i < row.arms.size(); ++i)
+    if (row.arms[i].counts())
+      (row.arms[i].variant == "baseline" ? s.a : s.b).push_back(std::move(arm_samples[i]));
   if (row.arms.empty()) failures = "the plan has no arms for this shape";
   if (failures.empty() && (s.a.empty() || s.b.empty()))
     failures = "the schedule has no baseline or no candidate arm for this shape";

@@ -95,7 +95,8 @@ json to_json(const ArmStats& a) {
               {"throttle_note", a.throttle_note},
               {"sol_fraction", opt_json(a.sol_fraction)},
               {"median_mhz", opt_json(a.median_mhz)},
-              {"clock_slope", opt_json(a.clock_slope)}};
+              {"clock_slope", opt_json(a.clock_slope)},
+              {"outlier_ratio", opt_json(a.outlier_ratio)}};
 }
 
 ArmStats arm_stats_from_json(const json& j, const std::string& w) {
@@ -123,6 +124,7 @@ ArmStats arm_stats_from_json(const json& j, const std::string& w) {
   a.sol_fraction = new_opt_number(j, "sol_fraction", w);
   a.median_mhz = new_opt_number(j, "median_mhz", w);
   a.clock_slope = new_opt_number(j, "clock_slope", w);
+  a.outlier_ratio = new_opt_number(j, "outlier_ratio", w);
   return a;
 }
 

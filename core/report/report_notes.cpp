@@ -105,6 +105,22 @@ std::optional<note::PriorConflict> prior_conflict(const Report& r) {
   return n;
 }
 
+std::optional<note::OutlierArms> outliers_left_out(const Report& r) {
+  note::OutlierArms n;
+  n.sigmas = r.stats.outlier_arm_sigmas;
+  for (const auto& row : r.shapes) {
+    bool any = false;
+    for (const auto& a : row.arms) {
+      if (!a.outlier_ratio) continue;
+      if (n.arms++ == 0) n.first = row.shape + "/" + a.arm, n.first_ratio = *a.outlier_ratio;
+      any = true;
+    }
+    n.shapes += any ? 1 : 0;
+  }
+  if (n.arms == 0) return std::nullopt;
+  return n;
+}
+
 std::optional<note::ExtraBlocks> extra_blocks(const Report& r) {
   note::ExtraBlocks n;
   n.planned = r.provenance.schedule.rounds;
@@ -124,7 +140,7 @@ std::optional<note::ExtraBlocks> extra_blocks(const Report& r) {
 
 int candidate_arms(const ShapeRow& row) {
   return static_cast<int>(std::count_if(row.arms.begin(), row.arms.end(), [](const ArmStats& a) {
-    return a.ok && a.variant == "candidate";
+    return a.counts() && a.variant == "candidate";
   }));
 }
 
@@ -153,6 +169,7 @@ std::vector<ReportNote> report_notes(const Report& r) {
   if (auto n = unconfirmed(r)) out.push_back(*n);
   if (auto n = decisive(r)) out.push_back(*n);
   if (auto n = prior_conflict(r)) out.push_back(*n);
+  if (auto n = outliers_left_out(r)) out.push_back(*n);
   if (auto n = extra_blocks(r)) out.push_back(*n);
   return out;
 }
@@ -168,6 +185,7 @@ NoteTopic topic(const ReportNote& n) {
     NoteTopic operator()(const note::Unconfirmed&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::Decisive&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::PriorConflict&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::OutlierArms&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::ExtraBlocks&) const { return NoteTopic::interval; }
   };
   return std::visit(Topic{}, n);

@@ -17,7 +17,7 @@ namespace abh {
 // left as measured, the candidate's average clock against the baseline's), then undecided shapes
 // whose intervals rest on few degrees of freedom, one-block shapes judged with their drift,
 // verdicts resting on one candidate arm, shapes judged on their own arms for a prior conflict,
-// and the extra blocks that ran.
+// arms left out as disturbed, and the extra blocks that ran.
 std::vector<ReportNote> report_notes(const Report& r);
 
 // The shape's valid candidate arms.

@@ -139,6 +139,12 @@ std::vector<std::string> arm_columns(const Report& r) {
   return cols;
 }
 
+std::string arm_cell(const ArmStats* a) {
+  if (!a) return "";
+  if (!a->ok) return "failed";
+  return duration(a->median_ns) + (a->outlier_ratio ? " (left out)" : "");
+}
+
 const ArmStats* find_arm(const ShapeRow& row, const std::string& arm) {
   for (const auto& a : row.arms)
     if (a.arm == arm) return &a;
@@ -319,6 +325,14 @@ std::string note_text(const ReportNote& n) {
              fmt::fixed(100 * c.level, 1) +
              " %): each is judged on its own arms alone, and left out of the variation the "
              "other shapes borrow (--prior-conflict; docs/statistics.md#variation-between-arms)";
+    }
+    std::string operator()(const note::OutlierArms& o) const {
+      return std::to_string(o.arms) + " arm(s) of " + std::to_string(o.shapes) + " shape(s) (" +
+             o.first + " at " + fmt::ratio(o.first_ratio) + " its variant's median arm" +
+             (o.arms > 1 ? ", ..." : "") + ") lay beyond " + fmt::fixed(o.sigmas, 1) +
+             " robust standard deviations of their shape's arms and half the band: left out of "
+             "the estimate as disturbed, shown in the per-arm table (--outlier-arms; "
+             "docs/statistics.md#disturbed-arms)";
     }
     std::string operator()(const note::Unconfirmed& u) const {
       return std::to_string(u.shapes) + " shape(s) (" + u.first_shape +

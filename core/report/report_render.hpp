@@ -71,6 +71,9 @@ std::string variants_title(const Report& r,
                            std::string (*decorate)(const std::string& label) = nullptr);
 // The arm names across all shapes, in first-seen execution order (A1, B, A2 for ABA).
 std::vector<std::string> arm_columns(const Report& r);
+// An arm's cell in a table of medians: empty without the arm, "failed", or its median, marked
+// "(left out)" when the arm was left out as disturbed.
+std::string arm_cell(const ArmStats* a);
 const ArmStats* find_arm(const ShapeRow& row, const std::string& arm);
 std::string verdict_counts(const Summary& s);  // "10 faster, 4 same, ..."
 // What the geomean's verdict rests on, when not every compared shape: "; its verdict rests on the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/math/distributions/fisher_f.hpp>
+#include <cmath>
 #include <numeric>
 
 namespace abh {
@@ -88,6 +89,48 @@ RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, 
   r.priors = leave_one_out_priors(kept);
   for (std::size_t i = 0; i < own.size(); ++i)
     if (r.conflict[i]) r.priors[i] = {};
+  return r;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+// Flags the arms of one variant beyond `limit` from its median of arms, or none when more than a
+// quarter of them (at least one) are.
+std::vector<bool> beyond(std::span<const double> logs, double centre, double limit) {
+  std::vector<bool> out(logs.size(), false);
+  if (logs.size() < kMinArmsForOutliers) return out;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < logs.size(); ++i)
+    if (std::abs(logs[i] - centre) > limit) out[i] = true, ++n;
+  if (n > std::max<std::size_t>(1, logs.size() / 4)) std::fill(out.begin(), out.end(), false);
+  return out;
+}
+
+}  // namespace
+
+OutlierArms outlier_arms(std::span<const double> log_a, std::span<const double> log_b,
+                         double sigmas, double floor) {
+  OutlierArms r{std::vector<bool>(log_a.size(), false), std::vector<bool>(log_b.size(), false)};
+  if (sigmas <= 0) return r;
+  std::vector<double> distances;
+  double centre[2] = {0, 0};
+  const std::span<const double> variants[2] = {log_a, log_b};
+  for (int v = 0; v < 2; ++v) {
+    if (variants[v].size() < kMinArmsForOutliers) continue;
+    centre[v] = median_of({variants[v].begin(), variants[v].end()});
+    for (double y : variants[v]) distances.push_back(std::abs(y - centre[v]));
+  }
+  if (distances.empty()) return r;
+  const double limit = std::max(sigmas * 1.4826 * median_of(distances), floor);
+  r.a = beyond(log_a, centre[0], limit);
+  r.b = beyond(log_b, centre[1], limit);
   return r;
 }
 

@@ -76,4 +76,30 @@ struct RobustPriors {
 RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
                            double floor_variance);
 
+// --- Disturbed arms ----------------------------------------------------------------------------
+//
+// The model above has normal arm offsets; a disturbed arm is not one of them. On a shared 2-core
+// CI machine one arm of an A/A/A read 411 us where the variant's seven other arms read 217.3-217.9
+// us (another process held its CPU for part of it); its mean of medians then moved by 11 %, and
+// its own variance widened the interval to [0.79, 1.03], ambiguous on an identical build. Such an
+// arm is told from the others by the spread of the shape's arms themselves, which needs several
+// arms of its variant: A1, B, A2 alone cannot say which of A1 and A2 was disturbed.
+
+// The fewest arms of a variant among which a disturbed one is looked for.
+inline constexpr std::size_t kMinArmsForOutliers = 3;
+
+// For each variant's log arm medians (in arm order), which arms lie so far from the median of
+// their variant's arms that they are left out of the estimate: beyond `sigmas` times the shape's
+// robust between-arm spread (1.4826 * MAD of every arm's distance from its variant's median, over
+// the variants with kMinArmsForOutliers arms or more) and beyond `floor` (log scale; the caller
+// passes half the noise band: an arm closer than that changes no verdict whichever way it is
+// taken). Disturbances are rare events: a variant with more such arms than a quarter of its arms
+// (at least one) varies in some other way, and keeps them all, so that its interval widens.
+// sigmas 0: none is ever left out.
+struct OutlierArms {
+  std::vector<bool> a, b;  // per arm of the baseline and of the candidate
+};
+OutlierArms outlier_arms(std::span<const double> log_a, std::span<const double> log_b,
+                         double sigmas, double floor);
+
 }  // namespace abh

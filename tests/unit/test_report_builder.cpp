@@ -289,3 +289,53 @@ TEST_CASE("report: the geomean's verdict rests on the decided shapes only") {
             .find("faster, which the interval over every shape "
                   "does not confirm") != std::string::npos);
 }
+
+TEST_CASE("report: an arm disturbed far beyond its variant's other arms is left out, and said") {
+  // An A/A of four ABA blocks; one candidate arm ran 1.9x slow, as one did on a shared CI machine
+  // when another process held its CPU (stats/arm_variation.hpp).
+  Plan p = make_plan(1, "aba");
+  p.schedule.rounds = 4;
+  p.tasks = make_schedule(p.shapes, p.schedule);
+  std::vector<ArmOutcome> outcomes;
+  std::uint64_t seed = 0;
+  int candidates = 0;
+  for (const Task& t : p.tasks) {
+    const bool disturbed = t.variant == "candidate" && ++candidates == 3;
+    outcomes.push_back({t, make_result(p, t, disturbed ? 19000 : 10000, ++seed), ""});
+  }
+  StatsOptions opt;
+  opt.noise_band = 0.05;
+  Report r = build_report(p, outcomes, opt, "d");
+  const ShapeRow& row = r.shapes[0];
+  CHECK(row.verdict == Verdict::same);
+  CHECK(*row.speedup == doctest::Approx(1).epsilon(0.005));
+  int left_out = 0;
+  for (const ArmStats& a : row.arms) {
+    if (!a.outlier_ratio) continue;
+    ++left_out;
+    CHECK(a.variant == "candidate");
+    CHECK(a.ok);
+    CHECK(*a.outlier_ratio == doctest::Approx(1.9).epsilon(0.01));
+  }
+  CHECK(left_out == 1);
+  bool noted = false;
+  for (const ReportNote& n : r.notes)
+    if (const auto* o = std::get_if<note::OutlierArms>(&n)) {
+      noted = true;
+      CHECK(o->arms == 1);
+      CHECK(o->first.find(row.shape + "/") == 0);
+    }
+  CHECK(noted);
+  const std::string text = render(r, "terminal", {});
+  CHECK(text.find("(left out)") != std::string::npos);
+  CHECK(text.find("left out of the estimate as disturbed") != std::string::npos);
+  check_round_trip(r);
+
+  // With the rule off the disturbed arm counts: its mean of medians moves by a fifth and the
+  // interval, wide with the arm's own variance, decides nothing.
+  opt.outlier_arm_sigmas = 0;
+  Report off = build_report(p, outcomes, opt, "d");
+  CHECK(off.shapes[0].verdict != Verdict::same);
+  CHECK(*off.shapes[0].speedup < 0.85);
+  for (const ArmStats& a : off.shapes[0].arms) CHECK_FALSE(a.outlier_ratio);
+}

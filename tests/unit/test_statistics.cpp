@@ -488,6 +488,47 @@ TEST_CASE("arm variation: a shape whose arms conflict with the prior is judged o
   CHECK(robust_priors(own, 0, 1e-6).priors == plain);
 }
 
+TEST_CASE("arm variation: a disturbed arm among agreeing arms of its variant is left out") {
+  auto logs = [](std::vector<double> ns) {
+    for (double& x : ns) x = std::log(x);
+    return ns;
+  };
+  const double half_band = std::log1p(0.05);
+  // The CI machine's A/A/A arms (us): one c arm at 411 among seven at 217.3-217.9.
+  const auto a = logs({217.9, 217.5, 217.6, 217.5, 217.5, 217.7, 217.7, 217.8});
+  const auto c = logs({217.8, 217.6, 217.3, 411.2, 217.9, 217.7, 217.9, 217.6});
+  OutlierArms o = outlier_arms(a, c, 5, half_band);
+  CHECK(o.a == std::vector<bool>(8, false));
+  CHECK(o.b == std::vector<bool>{false, false, false, true, false, false, false, false});
+  // Beyond many robust deviations but within half the band: such an arm changes no verdict.
+  auto c2 = c;
+  c2[3] = std::log(217.6 * 1.04);
+  CHECK(outlier_arms(a, c2, 5, half_band).b == std::vector<bool>(8, false));
+  // sigmas 0: never.
+  CHECK(outlier_arms(a, c, 0, half_band).b == std::vector<bool>(8, false));
+  // Arms that vary widely throughout hide nothing: 411 among arms spread over 150-400.
+  const auto wide = logs({150, 300, 220, 411, 180, 400, 260, 170});
+  CHECK(outlier_arms(wide, wide, 5, half_band).b == std::vector<bool>(8, false));
+  // Two arms of a variant cannot say which one was disturbed: A1 B A2 is never judged, and a
+  // variant's arms are judged only from three on.
+  const auto two = logs({217.5, 411.2});
+  CHECK(outlier_arms(two, logs({217.6}), 5, half_band).a == std::vector<bool>{false, false});
+  CHECK(outlier_arms(logs({217.5, 217.6, 411.2}), logs({217.6}), 5, half_band).a ==
+        std::vector<bool>{false, false, true});
+  // More than a quarter of the arms far off is no rare disturbance: the variant keeps them all
+  // (two of eight may go, three may not).
+  auto c3 = c;
+  c3[0] = std::log(400.0);
+  CHECK(outlier_arms(a, c3, 5, half_band).b ==
+        std::vector<bool>{true, false, false, true, false, false, false, false});
+  c3[5] = std::log(390.0);
+  CHECK(outlier_arms(a, c3, 5, half_band).b == std::vector<bool>(8, false));
+  // A faster arm is as far off as a slower one.
+  auto c4 = c;
+  c4[3] = std::log(120.0);
+  CHECK(outlier_arms(a, c4, 5, half_band).b[3]);
+}
+
 TEST_CASE("arm variation: one ABA block's interval widens when A1 and A2 disagree") {
   StatsOptions opt;
   const ArmVariation quiet_prior{1e-6, kPriorDfCap};  // other shapes' arms agree to 0.1 %

@@ -2,6 +2,8 @@
 // schedule's "decision" and the reports' "stats" objects).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "model/stats_options.hpp"
 #include "system/error.hpp"
 
@@ -34,6 +36,13 @@ TEST_CASE("stats options: out-of-range options are usage errors") {
   CHECK_THROWS_WITH_AS(validate(o), doctest::Contains("--prior-conflict"), UsageError);
   o.prior_conflict_level = 1;
   CHECK_THROWS_AS(validate(o), UsageError);
+  o = {};
+  o.outlier_arm_sigmas = 0;  // off
+  CHECK_NOTHROW(validate(o));
+  o.outlier_arm_sigmas = 2;  // a normal arm two deviations off would be left out
+  CHECK_THROWS_WITH_AS(validate(o), doctest::Contains("--outlier-arms"), UsageError);
+  o.outlier_arm_sigmas = std::nan("");
+  CHECK_THROWS_AS(validate(o), UsageError);
 }
 
 TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normalize reads false") {
@@ -55,6 +64,10 @@ TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normal
   CHECK(j.at("prior_conflict_level") == 0.999);
   old.erase("prior_conflict_level");
   CHECK(stats_options_from_json(old, "report.json.stats").prior_conflict_level == 0);
+  // Written before disturbed arms were looked for: every valid arm counted.
+  CHECK(j.at("outlier_arm_sigmas") == 5);
+  old.erase("outlier_arm_sigmas");
+  CHECK(stats_options_from_json(old, "report.json.stats").outlier_arm_sigmas == 0);
   // Written before tick ties were spread: plain medians.
   CHECK(j.at("spread_ties") == true);
   old.erase("spread_ties");
