@@ -298,17 +298,18 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
 // noise band and confidence), then read the telemetry again and judge from both readings (the
 // first was taken before the warm-up) whether the arm ran throttled. A warm-up arm stops after
 // kWarmUpArmWallS of sampling at the latest (kWarmUpArmWallGpuS on a GPU).
-void measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm, bool on_gpu,
-             DeviceSession& device, ArmResult& r) {
+JudgingEffort measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm, bool on_gpu,
+                      DeviceSession& device, ArmResult& r) {
   const StatsOptions& decision = a.plan.schedule.decision;
   const double warm_up_wall_s = on_gpu ? kWarmUpArmWallGpuS : kWarmUpArmWallS;
   const StoppingGoal goal{decision.noise_band, decision.confidence,
                           warm_up_arm ? warm_up_wall_s : 0};
-  sample_until_stopped(work, a.settings, goal, r.measurement);
+  const JudgingEffort effort = sample_until_stopped(work, a.settings, goal, r.measurement);
   r.telemetry.after = device.telemetry();
   const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
   r.telemetry.throttled = throttled;
   r.telemetry.note = note;
+  return effort;
 }
 
 // Verify the plugin's last output, with the device idle; a wrong one ends the arm without a result.
@@ -464,10 +465,11 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
-  measure(work, a, req.warmup, plugin.is_cuda(), *device, r);
+  const JudgingEffort judged = measure(work, a, req.warmup, plugin.is_cuda(), *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
   log.phase("sampling") << samples.size() << " samples, median " << median(samples) << " ns, "
-                        << r.measurement.stop_reason << std::endl;
+                        << r.measurement.stop_reason << " (judged in " << judged.checks
+                        << " checks, " << judged.seconds << " s)" << std::endl;
 
   const abh_verify_result v = verify(*problem, *device, r);
   log.phase("verify") << "verified: max relative error " << v.max_rel_error << " <= " << v.tolerance

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
 
@@ -116,14 +117,22 @@ bool recover_clock(const ArmWork& w, const MeasureSettings& s, const ClockGuard&
 
 }  // namespace
 
-int batch_size(long n, const MeasureSettings& s, int max_batch, double sample_ns_estimate,
-               long wanted) {
-  long batch = std::max(1L, n / 4);
+long samples_before_check(long n, const MeasureSettings& s, long wanted, double least_fraction) {
+  long step = std::max(1L, n / 4);
   if (n < s.min_samples)
-    batch = s.min_samples - n;
+    step = s.min_samples - n;
   else if (wanted > 0)
-    batch = std::min(batch, std::max({wanted - n, n / 32, 1L}));
-  batch = std::min(batch, std::max(1L, s.max_samples - n));
+    step = std::min(step, std::max({wanted - n, static_cast<long>(least_fraction * n), 1L}));
+  return std::max(1L, std::min(step, s.max_samples - n));
+}
+
+double check_step_fraction(double judge_s, double sample_s) {
+  if (!(judge_s > 0) || !(sample_s > 0)) return 1.0 / 32;
+  return std::clamp(std::sqrt(2 * judge_s / sample_s), 1.0 / 32, 1.0 / 4);
+}
+
+int batch_size(long due, int max_batch, double sample_ns_estimate) {
+  long batch = due;
   if (sample_ns_estimate > 0)
     batch = std::min(batch, std::max(1L, static_cast<long>(20e6 / sample_ns_estimate)));
   return static_cast<int>(std::clamp(batch, 1L, static_cast<long>(max_batch)));
@@ -151,8 +160,8 @@ void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
   m.warmup_iterations = n;
 }
 
-void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, const StoppingGoal& goal,
-                          Measurement& m) {
+JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
+                                   const StoppingGoal& goal, Measurement& m) {
   ClockCheck& clock = m.clock;
   int max_batch = kMaxBatch;
   if (w.clock) {
@@ -169,41 +178,72 @@ void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, const Stop
   auto rule = make_stopping_rule(s, ticked);
   Progress progress;
   const auto started = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  // A limit the rule stops at is not overrun by more than one batch between checks.
+  auto limit_reached = [&] {
+    return progress.measured_s >= s.max_time_s ||
+           (goal.wall_limit_s > 0 && seconds_since(started) >= goal.wall_limit_s);
+  };
   std::vector<std::string> first_kernels;
   double sample_ns_estimate = 0;
   long wanted = 0;
+  double step_fraction = check_step_fraction(0, 0);
+  double sampling_s = 0;
+  long taken = 0;
+  JudgingEffort effort;
   for (;;) {
-    const int batch = batch_size(static_cast<long>(m.samples_ns.size()), s, max_batch,
-                                 sample_ns_estimate, wanted);
-    if (w.clock) w.clock->reset(batch);
-    std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
-    std::vector<ClockReading> readings;
-    if (w.clock) readings = clock_per_sample(*w.clock, w.timer, got.size());
-    check_below_peak(readings, clock.peak_mhz);
-    std::vector<bool> keep = w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
-    const bool discarded =
-        keep_samples(got, readings, keep, w.clock != nullptr, m, progress.measured_s);
-    if (!got.empty()) sample_ns_estimate = median(got);
-    check_same_kernels(first_kernels, w.timer.kernel_names());
+    // Sample: batches until the next check is due, a limit is reached or the clock floor
+    // discarded samples.
+    long due =
+        samples_before_check(static_cast<long>(m.samples_ns.size()), s, wanted, step_fraction);
+    bool discarded = false;
+    do {
+      const auto batch_started = std::chrono::steady_clock::now();
+      const int batch = batch_size(due, max_batch, sample_ns_estimate);
+      if (w.clock) w.clock->reset(batch);
+      std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
+      std::vector<ClockReading> readings;
+      if (w.clock) readings = clock_per_sample(*w.clock, w.timer, got.size());
+      check_below_peak(readings, clock.peak_mhz);
+      std::vector<bool> keep =
+          w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
+      discarded = keep_samples(got, readings, keep, w.clock != nullptr, m, progress.measured_s);
+      check_same_kernels(first_kernels, w.timer.kernel_names());
+      sampling_s += seconds_since(batch_started);
+      if (got.empty()) break;
+      sample_ns_estimate = median(got);
+      taken += static_cast<long>(got.size());
+      due -= static_cast<long>(got.size());
+    } while (due > 0 && !discarded && !limit_reached());
     if (discarded && recover_clock(w, s, guard, m)) {
       m.stop = stop_evidence(*rule, StopCause::clock_floor, judged(m), goal);
       break;
     }
-    progress.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // Judge: every sample kept, as the report will compare them.
+    progress.wall_s = seconds_since(started);
+    const auto judging_started = std::chrono::steady_clock::now();
     const std::vector<double> samples = judged(m);
     StopDecision d = rule->check(samples, progress);
+    const double judging_s = seconds_since(judging_started);
+    ++effort.checks;
+    effort.seconds += judging_s;
     if (d.stop) {
       m.stop_reason = (w.clock ? "clock-adjusted " : "") + d.reason;
       m.stop = stop_evidence(*rule, d.cause, samples, goal);
       break;
     }
     wanted = d.wanted;
+    if (!samples.empty() && taken > 0)
+      step_fraction = check_step_fraction(judging_s / static_cast<double>(samples.size()),
+                                          sampling_s / static_cast<double>(taken));
   }
   clock.rejected = guard.rejected();
   m.measured_time_s = progress.measured_s;
   m.noise = robust_noise(judged(m));
   m.kernel_names = w.timer.kernel_names();
+  return effort;
 }
 
 }  // namespace abh::worker

@@ -53,20 +53,39 @@ struct ArmWork {
 // and 0.05 s of a 2 us kernel's time is 25 000 samples, each paying its flush and synchronisation.
 void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m);
 
-// The next batch, with `n` samples kept and the rule expecting to need `wanted` in all (0: it
-// cannot tell): up to min_samples at once (no rule stops before them), then a quarter of what there
-// is, so that checks come at a geometric pace; no more than the rule still wants, so the overshoot
-// past its stopping point stays small (but at least 1/32 of what there is, so an estimate a little
-// short does not crawl); never past max_samples; and at most ~20 ms of kernels, so that a batch
-// that ran below the clock floor wastes little. At least 1, at most max_batch.
-int batch_size(long n, const MeasureSettings& s, int max_batch, double sample_ns_estimate,
-               long wanted);
+// The samples to take before the stopping rule is asked again, with `n` samples kept and the rule
+// expecting to need `wanted` in all (0: it cannot tell): up to min_samples at once (no rule stops
+// before them), then a quarter of what there is, so that checks come at a geometric pace; no more
+// than the rule still wants, so the overshoot past its stopping point stays small, but at least
+// `least_fraction` of what there is (check_step_fraction), so that an estimate a little short does
+// not crawl; never past max_samples. At least 1.
+long samples_before_check(long n, const MeasureSettings& s, long wanted, double least_fraction);
+
+// The least step between two checks, as a fraction of the samples kept, that balances what the
+// checks cost against what overshooting the stopping point costs. A check judges every sample
+// kept (ties spread, clock fit, the median's interval: 1.0-1.2 us per sample at 12,000-100,000
+// samples on a 2-core build machine), so checks every f * n samples cost about judge_s / f per
+// sample in all, while stopping up to f * n samples late costs f / 2 * sample_s per sample on
+// average: the sum is least at f = sqrt(2 judge_s / sample_s), kept within [1/32, 1/4]. judge_s:
+// one check's seconds per sample judged; sample_s: wall seconds per sample taken. 1/32 while either
+// is unknown (0).
+double check_step_fraction(double judge_s, double sample_s);
+
+// One timer call's share of the `due` samples before the next check: at most max_batch (what
+// the timer and the clock's stamps hold) and ~20 ms of kernels, so that a batch that ran below
+// the clock floor wastes little. At least 1.
+int batch_size(long due, int max_batch, double sample_ns_estimate);
 
 // Samples until the stopping rule holds, judged against `goal` (the run's decision options); fills
 // samples_ns, clock, measured_time_s, stop_reason, stop (the rule's evidence), noise and
 // kernel_names. Throws when the kernel set changes between batches or the clock floor cannot be
 // met within max_time_s of recovery pauses with fewer than min_samples kept.
-void sample_until_stopped(const ArmWork& w, const MeasureSettings& s, const StoppingGoal& goal,
-                          Measurement& m);
+// What judging the samples cost, for the arm's log.
+struct JudgingEffort {
+  int checks = 0;
+  double seconds = 0;
+};
+JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
+                                   const StoppingGoal& goal, Measurement& m);
 
 }  // namespace abh::worker

@@ -586,18 +586,31 @@ TEST_CASE(
   CHECK(m.stop->median_ns == doctest::Approx(1712).epsilon(0.001));
 }
 
-TEST_CASE("sampling: batches grow geometrically and shrink to what the rule still wants") {
-  MeasureSettings s;                          // min_samples 10, max_samples 100 000
-  CHECK(batch_size(0, s, 1024, 0, 0) == 10);  // min_samples whole: nothing stops before
-  CHECK(batch_size(4, s, 1024, 0, 0) == 6);
-  CHECK(batch_size(100, s, 1024, 0, 0) == 25);      // a quarter of what there is
-  CHECK(batch_size(100, s, 1024, 0, 110) == 10);    // the rule wants 10 more
-  CHECK(batch_size(1000, s, 1024, 0, 1001) == 31);  // but at least 1/32
-  CHECK(batch_size(100000, s, 1024, 0, 0) == 1);    // at the limit: one, which stops it
-  CHECK(batch_size(99990, s, 1024, 0, 0) == 10);    // never past max_samples
-  CHECK(batch_size(40000, s, 1024, 0, 0) == 1024);  // the timer's largest batch
-  CHECK(batch_size(40000, s, 1024, 1e6, 0) == 20);  // ~20 ms of 1 ms samples
-  CHECK(batch_size(40000, s, 1024, 1e9, 0) == 1);
+TEST_CASE("sampling: checks come at a geometric pace and close in on what the rule still wants") {
+  MeasureSettings s;  // min_samples 10, max_samples 100 000
+  const double f = 1.0 / 32;
+  CHECK(samples_before_check(0, s, 0, f) == 10);  // min_samples whole: nothing stops before
+  CHECK(samples_before_check(4, s, 0, f) == 6);
+  CHECK(samples_before_check(100, s, 0, f) == 25);         // a quarter of what there is
+  CHECK(samples_before_check(100, s, 110, f) == 10);       // the rule wants 10 more
+  CHECK(samples_before_check(1000, s, 1001, f) == 31);     // but at least the least fraction
+  CHECK(samples_before_check(1000, s, 1001, 0.2) == 200);  // which judging's cost sets
+  CHECK(samples_before_check(100000, s, 0, f) == 1);       // at the limit: one, which stops it
+  CHECK(samples_before_check(99990, s, 0, f) == 10);       // never past max_samples
+  CHECK(samples_before_check(80000, s, 0, f) == 20000);    // many timer batches, one check
+
+  // The least step balances judging every sample against overshooting the stopping point.
+  CHECK(check_step_fraction(0, 0) == 1.0 / 32);  // nothing measured yet
+  CHECK(check_step_fraction(1e-6, 60e-6) == doctest::Approx(std::sqrt(2.0 / 60)));  // a Triton arm
+  CHECK(check_step_fraction(1e-7, 1e-3) == 1.0 / 32);  // a sample far dearer than judging one
+  CHECK(check_step_fraction(1e-6, 1e-6) == 1.0 / 4);   // a sample as cheap as judging one
+
+  // One timer call takes at most the timer's largest batch and ~20 ms of kernels.
+  CHECK(batch_size(20000, 1024, 0) == 1024);
+  CHECK(batch_size(300, 1024, 0) == 300);
+  CHECK(batch_size(20000, 1024, 1e6) == 20);  // ~20 ms of 1 ms samples
+  CHECK(batch_size(20000, 1024, 1e9) == 1);
+  CHECK(batch_size(0, 1024, 0) == 1);
 }
 
 TEST_CASE("sampling: never more than max_samples, even when a batch would overshoot") {
