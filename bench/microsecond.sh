@@ -6,7 +6,7 @@
 #      per-shape speedups, and where each Python arm's time goes (its worker log's phases);
 #   2. abharness A/A of the baseline in the same timings: worst drift, verdicts (SKIP_AA=1: not);
 #   3. the usual script (bench/usual_rmsnorm.py: triton.testing.do_bench, a process per arm, in
-#      A1/B/A2 order): wall time, speedups and A1/A2 drift.
+#      A1/B/A2 order): wall time, speedups and A1/A2 drift (SKIP_USUAL=1: not).
 # Targets: the A/B/A <= 40 s wall; A/A worst drift <= 0.1 % (kernel), <= 0.3 % (graph), every A/A
 # shape `same`. Logs under $OUT; a short table last.
 #
@@ -106,7 +106,9 @@ for run in ("ab", "aa"):
               f"{100 * ((s['drift'] or 1) - 1):+6.3f} %  samples "
               + " ".join(str(a.get("samples", "?")) for a in s["arms"]))
 PY
-# The usual script: a process per arm, A1 (eager) / B (Triton) / A2 (eager).
+# The usual script: a process per arm, A1 (eager) / B (Triton) / A2 (eager). SKIP_USUAL=1: not
+# (when another call of the same hour measured it).
+if [[ -z ${SKIP_USUAL:-} ]]; then
 git -C repo worktree add -q ../base HEAD~1 && git -C repo worktree add -q ../cand HEAD
 t0=$(now)
 for arm in A1 B A2; do
@@ -122,5 +124,6 @@ for s in a1:
     print(f"  {s:22} speedup {(a1[s] + a2[s]) / 2 / b[s]:7.3f}  drift {100 * (a2[s] / a1[s] - 1):+6.2f} %  "
           f"eager {a1[s] * 1e3:8.2f} us  triton {b[s] * 1e3:8.2f} us")
 PY
+fi
 printf '%s\n' "" "================ microsecond ================" "${summary[@]}"
-grep -E "^(ab|aa) verdicts|usual: worst" phases.txt usual.txt
+grep -E "^(ab|aa) verdicts|usual: worst" phases.txt usual.txt 2>/dev/null
