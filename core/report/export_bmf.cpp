@@ -2,7 +2,8 @@
 // benchmark per compared shape, named by its plan id, with three measures:
 //   latency           the candidate's time (ns): the mean of its arms' medians, as the report's
 //                     candidate column; bounds: the lowest and highest arm median, when it has
-//                     more than one arm (one arm has no spread to show, so no bounds);
+//                     more than one arm (one arm has no spread to show, so no bounds), over the
+//                     arms that count (one left out as disturbed is in neither);
 //   baseline-latency  the same for the baseline;
 //   speedup           baseline / candidate time, bounded by the report's confidence interval.
 // Bencher keys its history by benchmark and measure, so `latency` tracks the candidate revision
