@@ -85,11 +85,15 @@ class Precision final : public StoppingRule {
   StopDecision check(const std::vector<double>& v, const Progress& p) override {
     const int n = static_cast<int>(v.size());
     const std::optional<MedianInterval> ci = median_interval(v, g_.confidence);
-    if (ci && minimums_met(s_, n, p) && ci->half_width() <= target_)
+    // At the sample limit before --min-time (a fast loop over a tiny kernel), a target met is
+    // still the reason to stop, not the limit.
+    const bool capped = n >= s_.max_samples && n >= s_.min_samples;
+    if (ci && (minimums_met(s_, n, p) || capped) && ci->half_width() <= target_)
       return {true, StopCause::precision,
               "median +-" + precision_pct(ci->half_width()) + " (" + level() + " interval " +
                   nanos(ci->lo) + "-" + nanos(ci->hi) + " ns) <= " + precision_pct(target_) +
-                  " target after " + std::to_string(n) + " samples"};
+                  " target after " + std::to_string(n) + " samples" +
+                  (minimums_met(s_, n, p) ? "" : ", the sample limit, before --min-time")};
     if (ci && minimums_met(s_, n, p))
       if (auto d = out_of_reach(n, *ci, p)) return *d;
     if (ci) history_.record(n, ci->half_width());

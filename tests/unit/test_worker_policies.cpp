@@ -131,6 +131,24 @@ TEST_CASE("stdrel: the time limit stops an arm that neither meets nor settles it
   CHECK(d.reason.find("time limit") != std::string::npos);
 }
 
+TEST_CASE("precision: at the sample limit before --min-time, a target met is the reason") {
+  // A 50 ns CPU kernel in a fast loop can take the 100,000 samples inside the 0.1 s floor.
+  MeasureSettings s;
+  s.max_samples = 1000;
+  s.min_time_s = 10;
+  auto rule = make_stopping_rule(s, kGoal);
+  std::vector<double> v(1000, 500.0);
+  for (std::size_t i = 0; i < v.size(); i += 2) v[i] = 501;
+  const StopDecision d = rule->check(v, Progress{});
+  CHECK(d.stop);
+  CHECK(d.cause == StopCause::precision);
+  CHECK(d.reason.find("target after 1000 samples, the sample limit, before --min-time") !=
+        std::string::npos);
+  // Below the limit, the floor still holds it.
+  v.resize(999);
+  CHECK_FALSE(rule->check(v, Progress{}).stop);
+}
+
 TEST_CASE("a warm-up arm's wall limit stops any rule, but never before the rule would") {
   // A noisy arm the precision rule would sample for long: the warm-up's wall limit ends it.
   MeasureSettings s;
