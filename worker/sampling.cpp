@@ -168,6 +168,8 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
     clock.peak_mhz = w.clock->peak_mhz();
     clock.timer_resolution_ns = w.clock->timer_resolution_ns();
     max_batch = std::min(max_batch, w.clock->capacity());
+  } else {
+    clock.timer_resolution_ns = w.timer.tick_ns();
   }
   const SampleHooks hooks = sample_hooks(w);
   ClockGuard guard(clock.peak_mhz, s.clock_floor);

@@ -47,6 +47,10 @@ class Timer {
   // samples than asked for: the window of each sample of the last measure(). Empty: sample i was
   // timed alone, between hooks.before(i) and hooks.after(i).
   virtual std::vector<int> sample_windows() const { return {}; }
+  // The tick its readings move in, for a timer that reads the host's clock alone (the steady
+  // timer: measured when it is made, stats/tick_ties.hpp: clock_tick_ns); 0 when unknown or when
+  // a sample clock (the GPU's) says it.
+  virtual double tick_ns() const { return 0; }
 };
 
 using TimerFactory = std::function<std::unique_ptr<Timer>(const TimerContext&)>;

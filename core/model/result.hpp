@@ -49,9 +49,11 @@ struct Telemetry {
 
 // The SM clock over each sample (GPU arms), and what the clock floor discarded.
 struct ClockCheck {
-  int peak_mhz = 0;                // the GPU's peak SM clock; 0: not clocked (CPU plugin)
-  int floor_mhz = 0;               // samples that ran below this were discarded; 0: none were
-  double timer_resolution_ns = 0;  // of %globaltimer, which the clock readings divide by
+  int peak_mhz = 0;   // the GPU's peak SM clock; 0: not clocked (CPU plugin)
+  int floor_mhz = 0;  // samples that ran below this were discarded; 0: none were
+  // The tick of the samples' timer: of %globaltimer (which the clock readings divide by) on a GPU,
+  // of the host's steady clock for a CPU arm (measured by the worker; 0: unknown).
+  double timer_resolution_ns = 0;
   std::vector<double> sample_mhz;  // one per kept sample, in order of samples_ns
   int rejected = 0;                // samples discarded for running below floor_mhz
   double recovery_s = 0;           // time spent idle so that clocks recover after a discard

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 
 namespace abh {
@@ -54,6 +55,24 @@ bool on_tick_grid(std::span<const double> samples, double tick_ns) {
     if (std::abs(x - tick_ns * std::round(x / tick_ns)) <= tick_ns / 4) ++on;
   }
   return static_cast<double>(on) >= 0.99 * static_cast<double>(samples.size());
+}
+
+double clock_tick_ns(std::span<const double> gaps) {
+  std::vector<double> small;
+  for (double g : gaps)
+    if (g >= 0 && g < 1000) small.push_back(g);
+  if (small.size() < 100) return 0;
+  const double most = *std::max_element(small.begin(), small.end());
+  const double least_share = 0.01 * static_cast<double>(small.size());
+  for (int tick = std::min(1000, static_cast<int>(most)); tick >= 1; --tick) {
+    if (!on_tick_grid(small, tick)) continue;
+    std::map<long, int> multiples;
+    for (double g : small) ++multiples[std::lround(g / tick)];
+    int filled = 0;
+    for (const auto& [k, count] : multiples) filled += count >= least_share ? 1 : 0;
+    if (filled >= 2) return tick;
+  }
+  return 0;
 }
 
 std::vector<double> spread_ties(std::span<const double> samples, double tick_ns) {

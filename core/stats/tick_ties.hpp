@@ -43,7 +43,8 @@ namespace abh {
 // grid: then every sample is first rounded to the grid. Readings of a timer whose tick is not
 // known are left as they are, and their median is the plain one: the CPU example's host clock
 // reads a 10 ns grid with the same satellites on the 2-core CI machine, and spread without
-// knowing it, its sub-microsecond arms stalled (none of six stopped on precision).
+// knowing it, its sub-microsecond arms stalled (none of six stopped on precision). So the steady
+// timer measures its clock's tick (clock_tick_ns) and a CPU arm records it.
 
 // `samples` (in the order taken) rounded to the grid of `tick_ns` and their ties spread along the
 // mid-distribution quantile function, in the same order, when on_tick_grid(samples, tick_ns);
@@ -53,6 +54,16 @@ std::vector<double> spread_ties(std::span<const double> samples, double tick_ns)
 // Whether tick_ns > 0, every sample is finite and at least 99 % of them lie within tick_ns / 4 of a
 // multiple of it.
 bool on_tick_grid(std::span<const double> samples, double tick_ns);
+
+// The tick of a clock, from the gaps between successive readings of it (ns): the largest tick
+// of 1..1000 ns on whose grid (on_tick_grid) the gaps below 1 us lie, and which they fill at two
+// multiples or more (each holding 1 % of the gaps or more; equal readings fill multiple 0, as on a
+// clock coarser than a call), so that a call that steadily costs 20 ns on a 1 ns clock is not
+// taken for a 20 ns tick. 0 with fewer than 100 such gaps or no tick that qualifies. The host's
+// steady clock reads such a grid on virtual machines (the 2-core CI machine's advances in 10 ns
+// steps, with 1 ns satellites: gaps of 20-21, 29-31, 40-41 ns), which a CPU arm's samples inherit;
+// with its tick known their ties are spread like a GPU timer's.
+double clock_tick_ns(std::span<const double> gaps);
 
 // The mechanism alone: `samples` (finite) with each group of equal values spread along the
 // mid-distribution quantile function, in the same order; a copy when no two are equal.

@@ -144,3 +144,31 @@ TEST_CASE("tick ties: the spread samples' interval holds the true time at least 
   INFO("held " << held << " of " << trials);
   CHECK(held >= 0.93 * trials);
 }
+
+TEST_CASE("tick ties: a clock's tick, from the gaps between its successive readings") {
+  Rng rng(3);
+  auto gaps = [&rng](int n, auto draw) {
+    std::vector<double> g;
+    for (int i = 0; i < n; ++i) g.push_back(draw());
+    return g;
+  };
+  // The CI machine's steady clock: a 10 ns grid with 1 ns satellites, calls of 20-60 ns.
+  const auto vm = gaps(10000, [&] {
+    const double u = rng.uniform(), v = rng.uniform();
+    return 10.0 * (2 + std::floor(4 * u)) + (v < 0.1 ? -1 : v > 0.9 ? 1 : 0);
+  });
+  CHECK(clock_tick_ns(vm) == 10);
+  // A 1 ns clock under a call that steadily costs 20-21 ns: not a 20 ns tick.
+  const auto fine = gaps(10000, [&] { return 20.0 + std::floor(2 * rng.uniform()); });
+  CHECK(clock_tick_ns(fine) == 1);
+  // A clock coarser than a call: most successive readings are equal, the others one tick on.
+  const auto coarse = gaps(10000, [&] { return rng.uniform() < 0.8 ? 0.0 : 100.0; });
+  CHECK(clock_tick_ns(coarse) == 100);
+  // A preempted reading or a few stray gaps do not move it; too few gaps say nothing.
+  auto preempted = vm;
+  preempted[17] = 5e6;
+  preempted[18] = 17;
+  CHECK(clock_tick_ns(preempted) == 10);
+  CHECK(clock_tick_ns(std::vector<double>(vm.begin(), vm.begin() + 50)) == 0);
+  CHECK(clock_tick_ns({}) == 0);
+}
