@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "stats/statistics.hpp"
+
 namespace abh {
 
 ArmVariation own_arm_variation(std::span<const double> log_a, std::span<const double> log_b,
@@ -94,13 +96,6 @@ RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, 
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
-
 // Flags the arms of one variant beyond `limit` from its median of arms, or none when more than a
 // quarter of them (at least one) are.
 std::vector<bool> beyond(std::span<const double> logs, double centre, double limit) {
@@ -124,11 +119,11 @@ OutlierArms outlier_arms(std::span<const double> log_a, std::span<const double> 
   const std::span<const double> variants[2] = {log_a, log_b};
   for (int v = 0; v < 2; ++v) {
     if (variants[v].size() < kMinArmsForOutliers) continue;
-    centre[v] = median_of({variants[v].begin(), variants[v].end()});
+    centre[v] = median({variants[v].begin(), variants[v].end()});
     for (double y : variants[v]) distances.push_back(std::abs(y - centre[v]));
   }
   if (distances.empty()) return r;
-  const double limit = std::max(sigmas * 1.4826 * median_of(distances), floor);
+  const double limit = std::max(sigmas * 1.4826 * median(distances), floor);
   r.a = beyond(log_a, centre[0], limit);
   r.b = beyond(log_b, centre[1], limit);
   return r;
