@@ -96,15 +96,15 @@ RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, 
 
 namespace {
 
-// Flags the arms of one variant beyond `limit` from its median of arms, or none when more than a
-// quarter of them (at least one) are.
+// Flags the arms of one variant beyond `limit` from its median of arms, or none when half of them
+// or more are: then no majority says which arms are the normal ones.
 std::vector<bool> beyond(std::span<const double> logs, double centre, double limit) {
   std::vector<bool> out(logs.size(), false);
   if (logs.size() < kMinArmsForOutliers) return out;
   std::size_t n = 0;
   for (std::size_t i = 0; i < logs.size(); ++i)
     if (std::abs(logs[i] - centre) > limit) out[i] = true, ++n;
-  if (n > std::max<std::size_t>(1, logs.size() / 4)) std::fill(out.begin(), out.end(), false);
+  if (2 * n >= logs.size()) std::fill(out.begin(), out.end(), false);
   return out;
 }
 

@@ -93,8 +93,9 @@ inline constexpr std::size_t kMinArmsForOutliers = 3;
 // robust between-arm spread (1.4826 * MAD of every arm's distance from its variant's median, over
 // the variants with kMinArmsForOutliers arms or more) and beyond `floor` (log scale; the caller
 // passes half the noise band: an arm closer than that changes no verdict whichever way it is
-// taken). Disturbances are rare events: a variant with more such arms than a quarter of its arms
-// (at least one) varies in some other way, and keeps them all, so that its interval widens.
+// taken). The median and the MAD hold while fewer than half of the arms are disturbed: a variant
+// with half of its arms or more that far off has no majority of normal arms, varies in some other
+// way, and keeps them all, so that its interval widens.
 // sigmas 0: none is ever left out.
 struct OutlierArms {
   std::vector<bool> a, b;  // per arm of the baseline and of the candidate

@@ -36,27 +36,32 @@ cat "$T/last.out"
 [ "$(jget runs/aaa/plan.json 'len({v["build_cache_key"] for v in j["variants"]})')" = 1 ] \
   || fail "identical variants were built under different keys"
 # Identical builds are never called faster or slower. They must be called `same` too, unless the
-# run itself says the machine changed under it: a shape whose baseline moved by more than half the
-# band between its first and last arm (the drift) may be ambiguous or unstable, honestly. In a
-# loaded suite run the first arms of both shapes once ran 2.3x slower than the last (drift -57 %,
-# other tests' processes still ending), and the intervals widened to +-60 % as they should.
+# run itself says the machine changed under it: a comparison whose baseline drifted by more than
+# half the band, or whose arms (all of one build) do not all lie within half the band of their
+# median arm, may be ambiguous or unstable, honestly. That is the drift at the ends of a run (in a loaded suite run the first arms of both shapes once ran 2.3x
+# slower than the last, drift -57 %, and the intervals widened to +-60 % as they should) or load
+# in its middle that took more of a variant's arms than the disturbed-arm rule may leave out (on
+# the CI machine once more than a quarter of candidate b's eight arms, 253 and 406 us among 217).
 python3 - runs/aaa <<'PY' || fail "an A/A/A comparison is wrong (above)"
-import json, sys
+import json, statistics, sys
 rep = json.load(open(sys.argv[1] + "/report.json"))
 band, wrong, unsteady_ok = 0.1, [], 0
 for c in rep["candidates"]:
     for s in c["report"]["shapes"]:
         drift = s.get("drift")
+        medians = [a["median_ns"] for a in s["arms"] if a.get("median_ns")]
+        centre = statistics.median(medians)
+        spread = max(abs(m / centre - 1) for m in medians)
         print(c["name"], s["shape"], s["verdict"], round(s["speedup"], 4), s["ci"], "drift", drift,
-              "arms", [(a["arm"], a["median_ns"]) for a in s["arms"]])
+              "arms", [(a["arm"], a["median_ns"], a.get("outlier_ratio")) for a in s["arms"]])
         if s["verdict"] in ("faster", "slower"):
             wrong.append((c["name"], s["shape"], s["verdict"]))
         elif s["verdict"] != "same":
-            if drift is not None and abs(drift - 1) > band / 2:
+            if spread > band / 2 or (drift is not None and abs(drift - 1) > band / 2):
                 unsteady_ok += 1
             else:
-                wrong.append((c["name"], s["shape"], s["verdict"], "drift", drift))
+                wrong.append((c["name"], s["shape"], s["verdict"], "arms within", spread))
 assert not wrong, wrong
-print(unsteady_ok, "comparison(s) not same on a shape whose baseline drifted by more than 5 %")
+print(unsteady_ok, "comparison(s) not same where the machine changed by more than half the band")
 PY
 pass "A/A/A: every candidate is the same as the baseline on every shape (busy loops: ${ABH_AAA_BUSY:-0})"

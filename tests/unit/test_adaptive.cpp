@@ -153,9 +153,11 @@ TEST_CASE("adaptive: a shape decided early is judged again, and undecided gets i
   p.schedule.rounds = 2;
   p.schedule.until_decided = 3;
   // The noisy shape's 5 % arm offsets would conflict with the quiet shape's prior and be left out
-  // of it (robust_priors): with the check off, its blocks widen that prior, which is what makes
-  // the quiet shape undecided again here.
+  // of it (robust_priors), and two such arms among four quiet ones would be left out of its own
+  // estimate as disturbed (outlier_arms): with both checks off, its blocks widen that prior, which
+  // is what makes the quiet shape undecided again here.
   p.schedule.decision.prior_conflict_level = 0;
+  p.schedule.decision.outlier_arm_sigmas = 0;
   p.tasks = make_schedule(p.shapes, p.schedule);
   const std::string quiet = p.shapes[0].id, noisy = p.shapes[1].id;
   AdaptiveBlocks b;
