@@ -294,16 +294,46 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
   r.measurement.tactic_choice = tactic.how;
 }
 
+// A candidate arm's reference for its stopping rule (StoppingGoal::reference_ns): the median of
+// the medians of its shape's baseline arms already written, by the same timer. 0 for a baseline
+// arm or before any; a result that cannot be read is no reference (the orchestrator judges it).
+double baseline_reference_ns(const PlannedArm& a, const RunDirFs& run, const std::string& timer,
+                             PhaseLog& log) {
+  const std::string& baseline = a.plan.baseline().name;
+  if (a.task.variant == baseline) return 0;
+  const std::filesystem::path dir = result_rel(a.task).parent_path();
+  std::vector<double> medians;
+  for (const RunDirFs::Entry& e : run.list(dir)) {
+    if (e.kind != RunDirFs::Kind::file || !e.name.ends_with(".json")) continue;
+    try {
+      const ArmResult r = read_result(run.root(), dir / e.name);
+      const Invocation& inv = r.invocation;
+      if (inv.run_nonce == a.plan.run_nonce && inv.variant == baseline &&
+          inv.shape == a.task.shape && r.measurement.timer == timer &&
+          !r.measurement.samples_ns.empty())
+        medians.push_back(median(r.measurement.samples_ns));
+    } catch (const std::exception& ex) {
+      log.at() << "no reference from " << (dir / e.name).string() << ": " << ex.what() << std::endl;
+    }
+  }
+  if (medians.empty()) return 0;
+  const double ref = median(medians);
+  log.at() << "reference: the baseline's " << medians.size() << " arm(s) of this shape, median "
+           << ref << " ns" << std::endl;
+  return ref;
+}
+
 // Measure: sample until the stopping rule holds, judged against what the run decides with (its
-// noise band and confidence), then read the telemetry again and judge from both readings (the
-// first was taken before the warm-up) whether the arm ran throttled. A warm-up arm stops after
-// kWarmUpArmWallS of sampling at the latest (kWarmUpArmWallGpuS on a GPU).
+// noise band and confidence) and, for a candidate arm, against its baseline's arms so far; then
+// read the telemetry again and judge from both readings (the first was taken before the warm-up)
+// whether the arm ran throttled. A warm-up arm stops after kWarmUpArmWallS of sampling at the
+// latest (kWarmUpArmWallGpuS on a GPU).
 JudgingEffort measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm, bool on_gpu,
-                      DeviceSession& device, ArmResult& r) {
+                      double reference_ns, DeviceSession& device, ArmResult& r) {
   const StatsOptions& decision = a.plan.schedule.decision;
   const double warm_up_wall_s = on_gpu ? kWarmUpArmWallGpuS : kWarmUpArmWallS;
-  const StoppingGoal goal{decision.noise_band, decision.confidence,
-                          warm_up_arm ? warm_up_wall_s : 0};
+  StoppingGoal goal{decision.noise_band, decision.confidence, warm_up_arm ? warm_up_wall_s : 0};
+  goal.reference_ns = warm_up_arm ? 0 : reference_ns;
   const JudgingEffort effort = sample_until_stopped(work, a.settings, goal, r.measurement);
   r.telemetry.after = device.telemetry();
   const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
@@ -465,7 +495,10 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
-  const JudgingEffort judged = measure(work, a, req.warmup, plugin.is_cuda(), *device, r);
+  const double reference_ns =
+      req.warmup ? 0 : baseline_reference_ns(a, run, r.measurement.timer, log);
+  const JudgingEffort judged =
+      measure(work, a, req.warmup, plugin.is_cuda(), reference_ns, *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
   log.phase("sampling") << samples.size() << " samples, median " << median(samples) << " ns, "
                         << r.measurement.stop_reason << " (judged in " << judged.checks

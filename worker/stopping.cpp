@@ -78,13 +78,17 @@ class DoublingHistory {
 class Precision final : public StoppingRule {
  public:
   Precision(const MeasureSettings& s, const StoppingGoal& g)
-      : s_(s), g_(g), target_(precision_target(s, g)) {}
+      : s_(s), g_(g), base_target_(precision_target(s, g)), target_(base_target_) {}
   std::string name() const override { return "precision"; }
   std::optional<double> target() const override { return target_; }
 
   StopDecision check(const std::vector<double>& v, const Progress& p) override {
     const int n = static_cast<int>(v.size());
     const std::optional<MedianInterval> ci = median_interval(v, g_.confidence);
+    // A --median-precision asked for is kept; the run's own target relaxes far from the baseline.
+    if (ci && s_.median_precision == 0 && g_.reference_ns > 0)
+      target_ =
+          far_precision_target(base_target_, g_.noise_band, (ci->lo + ci->hi) / 2, g_.reference_ns);
     // At the sample limit before --min-time (a fast loop over a tiny kernel), a target met is
     // still the reason to stop, not the limit.
     const bool capped = n >= s_.max_samples && n >= s_.min_samples;
@@ -92,7 +96,7 @@ class Precision final : public StoppingRule {
       return {true, StopCause::precision,
               "median +-" + precision_pct(ci->half_width()) + " (" + level() + " interval " +
                   nanos(ci->lo) + "-" + nanos(ci->hi) + " ns) <= " + precision_pct(target_) +
-                  " target after " + std::to_string(n) + " samples" +
+                  " target" + far_from_baseline() + " after " + std::to_string(n) + " samples" +
                   (minimums_met(s_, n, p) ? "" : ", the sample limit, before --min-time")};
     if (ci && minimums_met(s_, n, p))
       if (auto d = out_of_reach(n, *ci, p)) return *d;
@@ -107,6 +111,13 @@ class Precision final : public StoppingRule {
   }
 
  private:
+  // Says why the target is wider than the run's, when it is.
+  std::string far_from_baseline() const {
+    if (target_ <= base_target_) return "";
+    return " (" + precision_pct(base_target_) +
+           " relaxed: the median lies far beyond the band from its baseline's " +
+           nanos(g_.reference_ns) + " ns)";
+  }
   std::string level() const {
     char b[32];
     std::snprintf(b, sizeof b, "%g%%", 100 * g_.confidence);
@@ -147,7 +158,8 @@ class Precision final : public StoppingRule {
   }
   MeasureSettings s_;
   StoppingGoal g_;
-  double target_;
+  double base_target_;       // the run's target
+  double target_;            // the one judged by: base_target_, or wider far from the baseline
   DoublingHistory history_;  // the interval's half-width
 };
 
@@ -242,6 +254,12 @@ std::vector<std::string> stopping_rule_names() {
 
 double precision_target(const MeasureSettings& s, const StoppingGoal& g) {
   return s.median_precision > 0 ? s.median_precision : kBandFraction * g.noise_band;
+}
+
+double far_precision_target(double target, double band, double median_ns, double reference_ns) {
+  if (!(median_ns > 0) || !(reference_ns > 0)) return target;
+  const double beyond_edge = std::abs(std::log(median_ns / reference_ns)) - std::log1p(band);
+  return std::max(target, std::min(band / 2, beyond_edge / 4));
 }
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const MeasureSettings& s, const StoppingGoal& g) {

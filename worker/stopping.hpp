@@ -48,6 +48,9 @@ struct StoppingGoal {
   // The timer's tick in ns (0: finer than anything measured). An interval no wider than a tick
   // either side is one of ties, which resolve all at once (see kSlowNarrowing).
   double resolution_ns = 0;
+  // A candidate arm: the median of its shape's baseline arms measured before it (0: none, or a
+  // baseline arm). See far_precision_target.
+  double reference_ns = 0;
 };
 
 // The precision rule gives up on its target when the median's interval narrows far more slowly
@@ -75,6 +78,16 @@ inline constexpr double kWarmUpArmWallGpuS = 0.25;
 
 // The target half-width: --median-precision, or kBandFraction x the band.
 double precision_target(const MeasureSettings& s, const StoppingGoal& g);
+
+// The precision a candidate arm's median needs when it lies far from its shape's baseline
+// (`reference_ns`): a quarter of its distance beyond the band's edge (log scale), at most half the
+// band, at least `target`. Its sampling error then cannot carry the comparison across the edge,
+// and the report's interval, which resamples each arm's samples, widens by what it leaves.
+// Why: Triton kernels of 1.7-2.1 us, 8-13x faster than their eager baseline and timed through 32 ns
+// ticks, took 15,807-100,000 samples (the cap) for a +-0.1 % median on the H200, up to 5.2 s of
+// sampling in a 52 s A/B/A, for verdicts that +-0.5 % (1,000-2,700 samples) decides as well
+// (docs/measurements.md). An A/A arm, or a change near the band, keeps `target`.
+double far_precision_target(double target, double band, double median_ns, double reference_ns);
 
 // How far sampling has come.
 struct Progress {

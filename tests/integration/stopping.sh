@@ -89,3 +89,29 @@ check runs/override 0.004
 expect_rc 2 "$ABH" run "${args[@]}" --run-id bad --median-precision 1.5
 grep -q -- "--median-precision: .1.5. is a fraction above 1" "$T/last.err" || fail "bad target: $(cat "$T/last.err")"
 pass "--median-precision sets the target; out of range it is refused"
+
+# A candidate far from its baseline (the example's faster kernel, about 1.13x on this shape) needs
+# a less precise median: its target is a quarter of its distance beyond the band's edge, at most
+# half the band, judged against the baseline arm written before it (A1); the baseline's arms keep
+# the run's tenth of the band.
+cat > far.json <<'JSON'
+{ "schema_version": 1, "shapes": [ { "id": "m32_n32_k32", "params": { "m": 32, "n": 32, "k": 32 } } ] }
+JSON
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid far.json \
+  --runs-root runs --run-id far --quiet --color never --warmup 1 --until-decided 0
+python3 - runs/far/results/m32_n32_k32 <<'PY' || fail "the far candidate's target is wrong (above)"
+import json, math, statistics, sys
+m = {a: json.load(open(f"{sys.argv[1]}/{a}.json"))["measurement"] for a in ("A1", "B", "A2")}
+for a in ("A1", "A2"):
+    assert m[a]["stop"]["target"] == 0.001 and "relaxed" not in m[a]["stop_reason"], m[a]["stop"]
+ref = statistics.median(m["A1"]["samples_ns"])
+b = m["B"]["stop"]
+beyond = abs(math.log(b["median_ns"] / ref)) - math.log1p(0.01)
+want = max(0.001, min(0.005, beyond / 4))
+print("B:", m["B"]["stop_reason"], "want", want)
+assert abs(b["target"] - want) < 0.1 * want, (b["target"], want)
+assert want == 0.001 or f"relaxed: the median lies far beyond the band from its baseline's" in m["B"]["stop_reason"]
+if b["cause"] == "precision":
+    assert b["interval"]["half_width"] <= b["target"], b
+PY
+pass "a candidate far beyond the band stops at a wider target; its baseline keeps the run's"

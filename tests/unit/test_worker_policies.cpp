@@ -225,6 +225,49 @@ TEST_CASE("precision: stops far earlier than stdrel on a low-noise microsecond k
   CHECK(ci->half_width() <= 0.001);
 }
 
+TEST_CASE("precision: far from its baseline, a candidate arm's median needs less precision") {
+  // Within the band, or with no baseline yet: the run's target.
+  CHECK(far_precision_target(0.001, 0.01, 2000, 0) == 0.001);
+  CHECK(far_precision_target(0.001, 0.01, 2000, 2010) == 0.001);
+  CHECK(far_precision_target(0.001, 0.01, 2000, 2000 * 1.012) == 0.001);
+  // 5 % beyond: a quarter of (log 1.05 - log 1.01) = 0.97 %, at most half the band.
+  CHECK(far_precision_target(0.001, 0.01, 2000, 2100) == doctest::Approx(0.005));
+  CHECK(far_precision_target(0.001, 0.03, 2000, 2100) ==
+        doctest::Approx((std::log(1.05) - std::log(1.03)) / 4));
+  // Faster or slower alike: 8x either way.
+  CHECK(far_precision_target(0.001, 0.01, 2000, 16000) == doctest::Approx(0.005));
+  CHECK(far_precision_target(0.001, 0.01, 16000, 2000) == doctest::Approx(0.005));
+
+  // A 1.8 us candidate with 3 % spread against its 14.2 us baseline: stopped at +-0.5 %, on far
+  // fewer samples than the +-0.1 % an A/A arm needs; the reason and the evidence say so.
+  Rng rng(11);
+  auto draw = [&] { return 1800 * (1 + 0.03 * rng.normal()); };
+  MeasureSettings s;
+  s.min_time_s = 0;
+  s.max_samples = 100000;
+  StoppingGoal far = kGoal;
+  far.reference_ns = 14200;
+  auto relaxed = make_stopping_rule(s, far);
+  auto [dr, vr] = run_rule(*relaxed, draw);
+  auto plain = make_stopping_rule(s, kGoal);
+  auto [dp, vp] = run_rule(*plain, draw);
+  REQUIRE(dr.stop);
+  REQUIRE(dp.stop);
+  CHECK(dr.cause == StopCause::precision);
+  CHECK(vr.size() * 10 < vp.size());
+  INFO(dr.reason);
+  CHECK(dr.reason.find("<= 0.5% target (0.1% relaxed: the median lies far beyond the band from its "
+                       "baseline's 14200 ns)") != std::string::npos);
+  CHECK(relaxed->target() == doctest::Approx(0.005));
+  CHECK(plain->target() == doctest::Approx(0.001));
+  // An explicit --median-precision is kept.
+  s.median_precision = 0.001;
+  auto asked = make_stopping_rule(s, far);
+  auto [da, va] = run_rule(*asked, draw);
+  CHECK(va.size() > 10 * vr.size());
+  CHECK(asked->target() == doctest::Approx(0.001));
+}
+
 TEST_CASE("precision: a high-spread arm stops once its median is precise, far below the cap") {
   MeasureSettings s;  // the defaults: 0.1 % at a 1 % band, at most 100 000 samples
   s.min_time_s = 0;   // the rule alone: the wall-clock floor has its own case
