@@ -61,7 +61,7 @@ for s in rep["shapes"]:
     t = lambda a: f"{arms[a]['median_ns']/1e3:10.2f}us" if a in arms and arms[a].get("ok") else "   failed"
     d = s.get("drift"); sp = s.get("speedup")
     if d: worst = max(worst, abs(d - 1))
-    print(f"{s['shape']:32} {t('A1'):>12} {t('B'):>12} {t('A2'):>12} "
+    print(f"{s['shape']:32} {t('A1'):>12} {t('B1' if 'B1' in arms else 'B'):>12} {t('A2'):>12} "
           f"{(d-1)*100 if d else float('nan'):+7.2f}% {sp if sp else float('nan'):8.4f}  {s['verdict']}")
 agg = rep["summary"]
 print(f"geomean A/A {agg['geomean']:.4f} (CI {agg['geomean_ci']['lo']:.4f}..{agg['geomean_ci']['hi']:.4f}); "
