@@ -410,6 +410,14 @@ void wait_for_turn(const Plugin& plugin, StartTurn& turn, const ArmPlacement& pl
 
 void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   PhaseLog log(process_start);
+  // Declared before every owner below, so destroyed after them: what releasing the timer, the
+  // problem, the device session and the plugin takes once the result is written.
+  struct TornDown {
+    const PhaseLog& log;
+    ~TornDown() {
+      log.at() << "torn down: timer, problem, device session and plugin released" << std::endl;
+    }
+  } torn_down{log};
   ArmResult r;
   r.started_at = now_utc();
   r.pid = static_cast<int>(::getpid());
