@@ -40,7 +40,16 @@ for path in paths:
     print(where)
     counts.append(n)
     assert stop["rule"] == "precision" and stop["samples"] == n, where
-    assert stop["target"] == target and stop["confidence"] == 0.95, (where, stop)
+    assert stop["confidence"] == 0.95, (where, stop)
+    # A candidate arm whose baseline arm read far off stops at a wider target, as the rule says
+    # (worker/stopping.hpp, far_precision_target): under CI's load an A1 once read 1051 ns where
+    # its A2 read 1232 and the B arm 1142. Only the run's own target is ever relaxed.
+    if "relaxed: the median lies far beyond the band" in m["stop_reason"]:
+        band = plan["schedule"]["decision"]["noise_band"]
+        assert path.endswith("/B.json") and plan["settings"]["median_precision"] == 0, where
+        assert target < stop["target"] <= band / 2, (where, stop)
+    else:
+        assert stop["target"] == target, (where, stop)
     # The steady timer measures its clock's tick (core/stats/tick_ties.hpp: clock_tick_ns): where
     # it found one, the readings' median reads between the ticks, within a tick of the plain
     # median; where it found none, the median is the plain one.
@@ -54,15 +63,15 @@ for path in paths:
     assert ci["lo_ns"] <= med <= ci["hi_ns"] and ci["inflation"] >= 1, (where, ci)
     if stop["cause"] == "precision":
         on_precision += 1
-        assert n >= 10 and ci["half_width"] <= target, (where, ci)
+        assert n >= 10 and ci["half_width"] <= stop["target"], (where, ci)
         assert f"target after {n} samples" in m["stop_reason"], where
     elif stop["cause"] == "converged":
         # Its interval narrowed too slowly to reach the target within the limits (loaded, a
         # 51 ns arm's went from +-8.8 % to +-7.5 % over 19,601 to 78,993 samples).
-        assert ci["half_width"] > target and "per doubling of the samples" in m["stop_reason"], where
+        assert ci["half_width"] > stop["target"] and "per doubling of the samples" in m["stop_reason"], where
     else:
         assert stop["cause"] == "sample_limit" and n == 100000, where
-        assert ci["half_width"] > target and "not met" in m["stop_reason"], (where, ci)
+        assert ci["half_width"] > stop["target"] and "not met" in m["stop_reason"], (where, ci)
 # The former rule ran every one of these arms to the 100 000-sample cap. Half of them is the most
 # that is certain under load: a median between two timer readings (above) can hold any arm at the
 # cap, and CI's loaded 2-core machine once held three of six there at a 0.02% target.
