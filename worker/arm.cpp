@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "baseline_reference.hpp"
 #include "cache_preparation.hpp"
 #include "device.hpp"
 #include "exit_error.hpp"
@@ -294,42 +295,17 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
   r.measurement.tactic_choice = tactic.how;
 }
 
-// An arm's median as its stopping rule judged it (ties at the tick spread, clock-adjusted), to
-// compare with another arm's judged samples; the plain median for a result without the evidence.
-// The plain median of a 755 ns CPU arm sits on a 10 ns tick: 761 ns, 1.4 % from the judged median
-// of an identical arm, which would have looked like a change beyond a 1 % band.
-double judged_median(const Measurement& m) {
-  return m.stop && m.stop->median_ns > 0 ? m.stop->median_ns : median(m.samples_ns);
-}
-
-// A candidate arm's reference for its stopping rule (StoppingGoal::reference_ns): the median of
-// the judged medians of its shape's baseline arms already written, by the same timer. 0 for a
-// baseline arm or before any; a result that cannot be read is no reference (the orchestrator judges
-// it).
-double baseline_reference_ns(const PlannedArm& a, const RunDirFs& run, const std::string& timer,
-                             PhaseLog& log) {
-  const std::string& baseline = a.plan.baseline().name;
-  if (a.task.variant == baseline) return 0;
-  const std::filesystem::path dir = result_rel(a.task).parent_path();
-  std::vector<double> medians;
-  for (const RunDirFs::Entry& e : run.list(dir)) {
-    if (e.kind != RunDirFs::Kind::file || !e.name.ends_with(".json")) continue;
-    try {
-      const ArmResult r = read_result(run.root(), dir / e.name);
-      const Invocation& inv = r.invocation;
-      if (inv.run_nonce == a.plan.run_nonce && inv.variant == baseline &&
-          inv.shape == a.task.shape && r.measurement.timer == timer &&
-          !r.measurement.samples_ns.empty())
-        medians.push_back(judged_median(r.measurement));
-    } catch (const std::exception& ex) {
-      log.at() << "no reference from " << (dir / e.name).string() << ": " << ex.what() << std::endl;
-    }
-  }
-  if (medians.empty()) return 0;
-  const double ref = median(medians);
-  log.at() << "reference: the baseline's " << medians.size() << " arm(s) of this shape, median "
-           << ref << " ns" << std::endl;
-  return ref;
+// The candidate's reference, logged: which baseline arms it came from, and any that could not be
+// read.
+double logged_reference(const PlannedArm& a, const RunDirFs& run, const std::string& timer,
+                        PhaseLog& log) {
+  const BaselineReference ref = baseline_reference(a.plan, a.task, run, timer);
+  for (const std::string& why : ref.unreadable)
+    log.at() << "no reference from " << why << std::endl;
+  if (ref.arms > 0)
+    log.at() << "reference: the baseline's " << ref.arms << " arm(s) of this shape, median "
+             << ref.ns << " ns" << std::endl;
+  return ref.ns;
 }
 
 // Measure: sample until the stopping rule holds, judged against what the run decides with (its
@@ -342,7 +318,7 @@ JudgingEffort measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm
   const StatsOptions& decision = a.plan.schedule.decision;
   const double warm_up_wall_s = on_gpu ? kWarmUpArmWallGpuS : kWarmUpArmWallS;
   StoppingGoal goal{decision.noise_band, decision.confidence, warm_up_arm ? warm_up_wall_s : 0};
-  goal.reference_ns = warm_up_arm ? 0 : reference_ns;
+  goal.reference_ns = reference_ns;
   const JudgingEffort effort = sample_until_stopped(work, a.settings, goal, r.measurement);
   r.telemetry.after = device.telemetry();
   const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
@@ -512,8 +488,7 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
-  const double reference_ns =
-      req.warmup ? 0 : baseline_reference_ns(a, run, r.measurement.timer, log);
+  const double reference_ns = req.warmup ? 0 : logged_reference(a, run, r.measurement.timer, log);
   const JudgingEffort judged =
       measure(work, a, req.warmup, plugin.is_cuda(), reference_ns, *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
