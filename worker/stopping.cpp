@@ -103,7 +103,8 @@ class Precision final : public StoppingRule {
     if (ci) history_.record(n, ci->half_width());
     const std::string reached = (ci ? "the median at +-" + precision_pct(ci->half_width())
                                     : std::string("no interval yet")) +
-                                " (target " + precision_pct(target_) + " not met)";
+                                " (target " + precision_pct(target_) + far_from_baseline() +
+                                " not met)";
     if (auto limit = at_limit(s_, n, p, reached)) return *limit;
     StopDecision d;
     d.wanted = wanted(n, ci);
@@ -111,7 +112,7 @@ class Precision final : public StoppingRule {
   }
 
  private:
-  // Says why the target is wider than the run's, when it is.
+  // Says why the target is wider than the run's, when it is: every reason that names the target.
   std::string far_from_baseline() const {
     if (target_ <= base_target_) return "";
     return " (" + precision_pct(base_target_) +
@@ -148,7 +149,8 @@ class Precision final : public StoppingRule {
             precision_pct(before->second) + " after " + std::to_string(before->first) +
             ": its interval narrows by " + rate +
             " per doubling of the samples, not 0.71 (a median between modes), so the " +
-            precision_pct(target_) + " target lies beyond the arm's limits; stopped there"};
+            precision_pct(target_) + " target" + far_from_baseline() +
+            " lies beyond the arm's limits; stopped there"};
   }
   // The interval's width shrinks as 1 / sqrt(n): n (w / target)^2 samples reach the target.
   long wanted(int n, const std::optional<MedianInterval>& ci) const {

@@ -49,7 +49,8 @@ for path in paths:
         assert path.endswith("/B.json") and plan["settings"]["median_precision"] == 0, where
         assert target < stop["target"] <= band / 2, (where, stop)
     else:
-        assert stop["target"] == target, (where, stop)
+        # A tenth of the band, in floating point (a tenth of 0.2 is 0.020000000000000004).
+        assert abs(stop["target"] - target) < 1e-12, (where, stop)
     # The steady timer measures its clock's tick (core/stats/tick_ties.hpp: clock_tick_ns): where
     # it found one, the readings' median reads between the ticks, within a tick of the plain
     # median; where it found none, the median is the plain one.
@@ -82,22 +83,23 @@ assert statistics.median(counts) < 100000, counts
 PY
 }
 
-# The default rule at a 2 % band, whose tenth (0.2 %) these arms reach within the cap whatever state
-# the 2-core machine is in: right after the unit tests had run, their samples came so dependent
-# that arms of both shapes ended at the cap with medians at +-0.13-0.33 %, below 0.1 % in 1 of 6.
-expect_rc 0 "$ABH" run "${args[@]}" --run-id default --noise-band 0.02
-check runs/default 0.002
+# The default rule (a tenth of the band) at a 20 % band, whose tenth (2 %) these arms reach within
+# the cap whatever state the 2-core machine is in. What the rule reaches depends on that state, not
+# on the rule: right after the unit tests their samples came so dependent that arms ended at the cap
+# with medians at +-0.13-0.33 %; run by CI beside another test, all six ended there at +-0.31-0.58 %.
+expect_rc 0 "$ABH" run "${args[@]}" --run-id default --noise-band 0.2
+check runs/default 0.02
 # The reason, interval and all, is what report.md's per-arm table shows.
-grep -qE "<= 0.2% target( \(.*\))? after" runs/default/report.md || fail "report.md lacks the stop reasons"
+grep -qE "<= 2% target( \(.*\))? after" runs/default/report.md || fail "report.md lacks the stop reasons"
 pass "A/A arms stop on precision far below the cap, with their evidence"
 
 # The target follows --median-precision over the band; the band reaches the worker from the plan.
-# 0.4% is neither the default target (0.1%) nor a tenth of the band given (0.5%), and loose enough
-# that a loaded machine meets it: a 0.02% target held half the arms at the cap on CI.
-expect_rc 0 "$ABH" run "${args[@]}" --run-id override --median-precision 0.004 --noise-band 0.05
-[ "$(jget runs/override/plan.json 'j["settings"]["median_precision"]')" = 0.004 ] ||
+# 1.5% is neither the default target (0.1%) nor a tenth of the band given (0.5%), and loose enough
+# that a loaded machine meets it (above: +-0.58 % at the cap).
+expect_rc 0 "$ABH" run "${args[@]}" --run-id override --median-precision 0.015 --noise-band 0.05
+[ "$(jget runs/override/plan.json 'j["settings"]["median_precision"]')" = 0.015 ] ||
   fail "the plan lacks --median-precision"
-check runs/override 0.004
+check runs/override 0.015
 expect_rc 2 "$ABH" run "${args[@]}" --run-id bad --median-precision 1.5
 grep -q -- "--median-precision: .1.5. is a fraction above 1" "$T/last.err" || fail "bad target: $(cat "$T/last.err")"
 pass "--median-precision sets the target; out of range it is refused"
@@ -122,7 +124,9 @@ beyond = abs(math.log(b["median_ns"] / ref)) - math.log1p(0.01)
 want = max(0.001, min(0.005, beyond / 4))
 print("B:", m["B"]["stop_reason"], "want", want)
 assert abs(b["target"] - want) < 0.1 * want, (b["target"], want)
-assert want == 0.001 or f"relaxed: the median lies far beyond the band from its baseline's" in m["B"]["stop_reason"]
+# Whatever ended the arm (its target, a slow-narrowing interval, a limit), its reason says why the
+# target it names is wider than the run's.
+assert want == 0.001 or "relaxed: the median lies far beyond the band from its baseline's" in m["B"]["stop_reason"], b
 if b["cause"] == "precision":
     assert b["interval"]["half_width"] <= b["target"], b
 PY

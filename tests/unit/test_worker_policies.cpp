@@ -260,6 +260,16 @@ TEST_CASE("precision: far from its baseline, a candidate arm's median needs less
                        "baseline's 14200 ns)") != std::string::npos);
   CHECK(relaxed->target() == doctest::Approx(0.005));
   CHECK(plain->target() == doctest::Approx(0.001));
+  // Where the relaxed target is not met, the reason says so, and why it was relaxed.
+  MeasureSettings few = s;
+  few.max_samples = 200;
+  auto capped = make_stopping_rule(few, far);
+  auto [dc, vc] = run_rule(*capped, [&] { return 1800 * (1 + 0.3 * rng.normal()); });
+  REQUIRE(dc.stop);
+  CHECK(dc.cause == StopCause::sample_limit);
+  INFO(dc.reason);
+  CHECK(dc.reason.find("(target 0.5% (0.1% relaxed: the median lies far beyond the band from its "
+                       "baseline's 14200 ns) not met)") != std::string::npos);
   // An explicit --median-precision is kept.
   s.median_precision = 0.001;
   auto asked = make_stopping_rule(s, far);
