@@ -101,6 +101,18 @@ SLOW=(--min-samples 5 --min-time 0.4 --max-time 0.5 --max-noise 0.0001 --warmup 
 # extension and of verdicts (verdicts.sh) give --until-decided themselves.
 FAST=(--min-samples 5 --min-time 0.01 --max-time 0.2 --warmup 1 --until-decided 0)
 
+# wait_until SECONDS CMD...: runs CMD every 0.05 s until it succeeds (status 0) or SECONDS of wall
+# clock have passed (status 1). A limit in seconds, not in polls: a loaded machine stretches each
+# poll (a `squeue` call, a `pgrep`) and a count of polls with it.
+wait_until() {
+  local end=$(($(date +%s) + $1))
+  shift
+  until "$@"; do
+    (($(date +%s) < end)) || return 1
+    sleep 0.05
+  done
+}
+
 # wait_for_plan PID RUN_DIR ERR_FILE: waits, while the run PID lives, for RUN_DIR/plan.json (the
 # two builds before it take ~40 s on a loaded 2-core machine), up to 5 min; fails otherwise.
 wait_for_plan() {

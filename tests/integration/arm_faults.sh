@@ -132,7 +132,7 @@ cat >grid.json <<JSON
 JSON
 start=$(date +%s)
 expect_rc 4 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
-  --runs-root runs --run-id f "${FAST[@]}" --arm-timeout 2 --color never
+  --runs-root runs --run-id f "${FAST[@]}" --arm-timeout 5 --color never
 echo "faulty sweep: $(($(date +%s) - start)) s"
 R=runs/f
 cat "$T/last.err"
@@ -163,7 +163,7 @@ reason wrong | grep -q "wrong result" || fail "wrong reason: $(reason wrong)"
 grep -q "wrong result" $R/logs/wrong/B.err || fail "the worker's log does not say wrong result"
 # The hung arm was killed at its timeout, with the grandchild it forked.
 hang_wall=$(jget $R/logs/hang/B.failure.json 'j["wall_s"]')
-python3 -c "import sys; sys.exit(not (1.9 <= $hang_wall < 10))" || fail "hang wall time $hang_wall"
+python3 -c "import sys; sys.exit(not (4.9 <= $hang_wall < 20))" || fail "hang wall time $hang_wall"
 [ -s "$T/grandchild.pid" ] || fail "the hanging plugin did not record its grandchild"
 gpid=$(cat "$T/grandchild.pid")
 sleep 0.2

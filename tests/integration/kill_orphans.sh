@@ -16,14 +16,11 @@ cat >grid.json <<'JSON'
 { "schema_version": 1, "shapes": [ { "id": "m32", "params": { "m": 32, "n": 32, "k": 32 } } ] }
 JSON
 
-# wait_for MARK: until a `sleep MARK` runs (at most 60 s).
+# wait_for MARK: until a `sleep MARK` runs (at most 5 min: one or two builds come first, ~40 s
+# on the loaded 2-core machine).
 wait_for() {
-  local i
-  for i in $(seq 600); do
-    [ -n "$(survivors "$1")" ] && return 0
-    sleep 0.1
-  done
-  fail "no 'sleep $1' started"
+  running() { [ -n "$(survivors "$1")" ]; }
+  wait_until 300 running "$1" || fail "no 'sleep $1' started in 5 min"
 }
 
 # kill_when_running MARK WHAT RUN_ID FLAGS...: starts a run, SIGKILLs the orchestrator once

@@ -126,12 +126,9 @@ fail() {
 # release NAME: waits (up to 60 s) for the held job NAME, releases it and prints its id.
 release() {
   local id=""
-  for _ in $(seq 1 1200); do
-    id=$(squeue -h -n "$1" -t PD -o %i 2>/dev/null | head -1)
-    [ -n "$id" ] && break
-    sleep 0.05
-  done
-  [ -n "$id" ] || fail "no held job named $1 appeared: $(squeue 2>&1)"
+  # The first one comes after the run's two builds (~40 s on the loaded 2-core machine).
+  held() { id=$(squeue -h -n "$1" -t PD -o %i 2>/dev/null | head -1) && [ -n "$id" ]; }
+  wait_until 300 held "$1" || fail "no held job named $1 appeared in 5 min: $(squeue 2>&1)"
   scontrol release "$id"
   echo "$id"
 }
@@ -176,10 +173,8 @@ lane0=$(release abh-s-lane0)
 lane1=$(release abh-s-lane1)
 [ -f "$R/launcher/jobs/lane1-job$lane1.json" ] || fail "no submission record for lane 1's job $lane1"
 # Lane 1 runs s64 and s96. Cancel its job as soon as its first arm has a result.
-for _ in $(seq 1 1200); do
-  ls "$R"/results/s64/*.json >/dev/null 2>&1 && break
-  sleep 0.05
-done
+s64_result() { ls "$R"/results/s64/*.json >/dev/null 2>&1; }
+wait_until 300 s64_result || fail "lane 1 wrote no result for s64 in 5 min"
 scancel "$lane1"
 wait_rc $orch
 [ "$rc" = 4 ] || { cat "$T/run.err" >&2; fail "the cancelled sweep exited $rc, not 4 (incomplete)"; }

@@ -118,7 +118,8 @@ import json, math, statistics, sys
 m = {a: json.load(open(f"{sys.argv[1]}/{a}.json"))["measurement"] for a in ("A1", "B", "A2")}
 for a in ("A1", "A2"):
     assert m[a]["stop"]["target"] == 0.001 and "relaxed" not in m[a]["stop_reason"], m[a]["stop"]
-ref = statistics.median(m["A1"]["samples_ns"])
+# The reference is the baseline arm's judged median (ties spread), as the worker reads it.
+ref = m["A1"]["stop"]["median_ns"]
 b = m["B"]["stop"]
 beyond = abs(math.log(b["median_ns"] / ref)) - math.log1p(0.01)
 want = max(0.001, min(0.005, beyond / 4))
