@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""How many A/A shapes read `same`, as a function of how far apart fresh processes read.
+
+A GPU arm's median is precise to +-0.1 % within itself, but fresh processes of one build can read
+0.4-1.8 % apart (docs/measurements.md section 46): an A/A's verdict is then set by that
+between-process spread and by the number of blocks, not by the samples. This bench puts arm
+medians of a chosen spread into real run directories and has the real `abharness report` judge
+them, so the verdict model (arm-level intervals moderated across shapes, drift, disturbed arms)
+is the product's own, not a re-implementation.
+
+  1. A CPU A/A of SHAPES shapes with --rounds K is run once for each K in ROUNDS (the CPU example,
+     short arms: only the run directories are wanted, with valid plans and results).
+  2. For each SIGMA and TRIAL, every result's samples are replaced: the arm's median is
+     20 us x exp(SIGMA z), z standard normal per arm (a process's level), and its 101 samples
+     spread around it by WITHIN (lognormal quantiles, so the arm's median is that level); the
+     payload digest is recomputed as the harness computes it.
+  3. `abharness report` judges the run; the bench counts `same`, `ambiguous`, `unstable` and
+     `faster`/`slower` per shape, and runs whose every shape is `same`.
+
+Prints one line per (SIGMA, K): the share of shapes `same`, of runs all `same`, false calls, and
+the median interval half-width. CPU only (no GPU needed: the statistics do not know the timer).
+
+usage: BIN=build/bin bench/arm_spread_verdicts.py [--sigmas 0.001,0.002,0.004] [--rounds 1,2,3]
+       [--trials 20] [--shapes 14] [--band 0.01] [--work /tmp/arm_spread]
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Num(float):
+    """A number as the file spells it, so that numbers left alone keep the harness's text."""
+
+    def __new__(cls, text):
+        n = super().__new__(cls, text)
+        n.text = text
+        return n
+
+
+def dump(v, sep, indent="", step=""):
+    # The harness's canonical form (sorted keys, no whitespace) when step is empty; the file's
+    # layout (keys in order, indented) otherwise. The same as tests/lib.sh's edit_json.
+    nl = "\n" + indent + step if step else ""
+    end = "\n" + indent if step else ""
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        items = [json.dumps(k, ensure_ascii=False) + sep[1] + dump(v[k], sep, indent + step, step)
+                 for k in (sorted(v) if not step else v)]
+        return "{" + nl + (sep[0] + nl).join(items) + end + "}"
+    if isinstance(v, list):
+        if not v:
+            return "[]"
+        return "[" + nl + (sep[0] + nl).join(dump(x, sep, indent + step, step) for x in v) + end + "]"
+    if isinstance(v, Num):
+        return v.text
+    return json.dumps(v, ensure_ascii=False)
+
+
+def rewrite_samples(path, level_ns, quantiles, within):
+    j = json.load(open(path), parse_float=Num)
+    m = j["measurement"]
+    # Values at 0.1 ns, whose shortest text is the same in Python and in the harness.
+    m["samples_ns"] = [round(level_ns * math.exp(within * q), 1) for q in quantiles]
+    m.pop("stop", None)
+    payload = {k: v for k, v in j.items() if k != "payload_sha256"}
+    j["payload_sha256"] = hashlib.sha256(dump(payload, (",", ":")).encode()).hexdigest()
+    open(path, "w").write(dump(j, (",", ": "), "", "  ") + "\n")
+
+
+def make_runs(args, abh):
+    os.makedirs(args.work, exist_ok=True)
+    repo = os.path.join(args.work, "repo")
+    if not os.path.isdir(repo):
+        subprocess.run([os.path.join(ROOT, "examples/make-demo-repo.sh"), "cpu", repo], check=True,
+                       stdout=subprocess.DEVNULL)
+    grid = os.path.join(args.work, "grid.json")
+    json.dump({"schema_version": 1, "shapes": [
+        {"id": f"s{i:02d}", "params": {"m": 8 + i, "n": 8, "k": 8}} for i in range(args.shapes)]},
+        open(grid, "w"))
+    runs = {}
+    for k in args.rounds:
+        run = os.path.join(args.work, "runs", f"k{k}")
+        if not os.path.exists(os.path.join(run, "report.json")):
+            shutil.rmtree(run, ignore_errors=True)
+            subprocess.run([abh, "run", "--repo", repo, "--baseline", "HEAD", "--candidate", "HEAD",
+                            "--grid", grid, "--runs-root", os.path.join(args.work, "runs"),
+                            "--run-id", f"k{k}", "--rounds", str(k), "--until-decided", "0",
+                            "--min-samples", "101", "--max-samples", "101", "--min-time", "0",
+                            "--warmup", "1", "--quiet", "--color", "never"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not os.path.exists(os.path.join(run, "plan.json")):
+            sys.exit(f"arm_spread_verdicts: the CPU run {run} did not start")
+        runs[k] = run
+    return runs
+
+
+def judge(abh, run, band):
+    for f in os.listdir(run):
+        if f.startswith("report."):
+            os.remove(os.path.join(run, f))
+    p = subprocess.run([abh, "report", run, "--noise-band", str(band)], capture_output=True,
+                       text=True)
+    if not os.path.exists(os.path.join(run, "report.json")):
+        sys.exit(f"arm_spread_verdicts: report refused {run}: {p.stderr[-2000:]}")
+    rep = json.load(open(os.path.join(run, "report.json")))
+    return [(s["verdict"], s.get("ci")) for s in rep["shapes"]]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sigmas", default="0.0005,0.001,0.002,0.004")
+    ap.add_argument("--rounds", default="1,2,3")
+    ap.add_argument("--trials", type=int, default=20)
+    ap.add_argument("--shapes", type=int, default=14)
+    ap.add_argument("--band", type=float, default=0.01)
+    ap.add_argument("--within", type=float, default=0.004,
+                    help="spread of an arm's samples (0.4 %%: its median to about +-0.1 %%)")
+    ap.add_argument("--work", default="/tmp/arm_spread")
+    args = ap.parse_args()
+    args.rounds = [int(x) for x in args.rounds.split(",")]
+    sigmas = [float(x) for x in args.sigmas.split(",")]
+    abh = os.path.join(os.environ.get("BIN", os.path.join(ROOT, "build/bin")), "abharness")
+    runs = make_runs(args, abh)
+    n = 101
+    quantiles = [statistics.NormalDist().inv_cdf((i + 0.5) / n) for i in range(n)]
+    random.seed(1)
+    print(f"{args.shapes} A/A shapes, band {args.band:.2%}, arms' own spread {args.within:.2%}, "
+          f"{args.trials} trials per line")
+    print(f"{'sigma':>7} {'blocks':>6} {'same':>7} {'all same':>9} {'ambiguous':>9} {'unstable':>8} "
+          f"{'false':>6} {'median half-width':>18}")
+    for sigma in sigmas:
+        for k, run in runs.items():
+            counts = {"same": 0, "ambiguous": 0, "unstable": 0, "false": 0}
+            all_same, widths, total = 0, [], 0
+            for _ in range(args.trials):
+                trial = run + ".trial"
+                shutil.rmtree(trial, ignore_errors=True)
+                shutil.copytree(run, trial, symlinks=True)
+                for shape in sorted(os.listdir(os.path.join(trial, "results"))):
+                    d = os.path.join(trial, "results", shape)
+                    for f in sorted(os.listdir(d)):
+                        if f.endswith(".json"):
+                            rewrite_samples(os.path.join(d, f), 20000 * math.exp(sigma * random.gauss(0, 1)),
+                                            quantiles, args.within)
+                verdicts = judge(abh, trial, args.band)
+                all_same += all(v == "same" for v, _ in verdicts)
+                for v, ci in verdicts:
+                    total += 1
+                    key = "false" if v in ("faster", "slower") else v
+                    counts[key] = counts.get(key, 0) + 1
+                    if ci:
+                        widths.append((ci["hi"] - ci["lo"]) / 2)
+            print(f"{sigma:7.2%} {k:6d} {counts['same'] / total:7.1%} {all_same / args.trials:9.1%} "
+                  f"{counts['ambiguous'] / total:9.1%} {counts['unstable'] / total:8.1%} "
+                  f"{counts['false']:6d} {statistics.median(widths) if widths else float('nan'):18.4f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
