@@ -4,8 +4,10 @@
 # shapes, so that each shape gets N+1 arms, each a fresh worker process, in one interleaved run;
 # under each configuration given (an environment for the workers, e.g. another PyTorch allocator).
 # Prints per shape every arm's judged median, its interval, its median SM clock, the medians of
-# its first and second half of samples (a process that moved during its arm shows there) and the
-# spread of the arms' medians (max/min - 1), then per configuration the median and worst spread.
+# its first and second half of samples (a process that moved during its arm shows there), the
+# spread of the arms' medians (max/min - 1) and their sigma (the standard deviation of their logs,
+# what bench/arm_spread_verdicts.py turns into verdicts), then per configuration the median and
+# worst of both.
 # That spread is what one A1/A2 pair can read as drift: a spread far above the arms' own intervals
 # comes from the process, and no count of samples inside one arm removes it.
 #
@@ -50,9 +52,9 @@ for config in "$@"; do
   rc=$?
   wall=$(python3 -c "print(round($(date +%s.%N) - $s, 1))")
   python3 - "runs/$name" <<'PY' | tee "$name.spread.txt"
-import glob, json, os, statistics, sys
+import glob, json, math, os, statistics, sys
 run = sys.argv[1]
-spreads = []
+spreads, sigmas = [], []
 for shape_dir in sorted(glob.glob(run + "/results/*")):
     arms = []
     for path in glob.glob(shape_dir + "/*.json"):
@@ -69,13 +71,17 @@ for shape_dir in sorted(glob.glob(run + "/results/*")):
         continue
     medians = [a[1] for a in arms]
     spreads.append(100 * (max(medians) / min(medians) - 1))
-    print(f"{os.path.basename(shape_dir)}: spread {spreads[-1]:.2f} % over {len(arms)} arms")
+    # sigma: the standard deviation of the log medians, what bench/arm_spread_verdicts.py takes.
+    sigmas.append(100 * statistics.stdev([math.log(x) for x in medians]) if len(arms) > 1 else 0)
+    print(f"{os.path.basename(shape_dir)}: spread {spreads[-1]:.2f} %, sigma {sigmas[-1]:.2f} % "
+          f"over {len(arms)} arms")
     for a in sorted(arms, key=lambda a: a[1]):
         print(f"  {a[0]:>6} {a[1]:10.1f} ns +-{a[2]:.3f} %  {a[3]:5.0f} MHz  {a[4]:6d} samples"
               f"  halves {a[5]:.1f} / {a[6]:.1f}")
 if spreads:
     print(f"spread of the arms' medians: median {statistics.median(spreads):.2f} %, "
-          f"worst {max(spreads):.2f} % over {len(spreads)} shapes")
+          f"worst {max(spreads):.2f} %; sigma median {statistics.median(sigmas):.2f} %, "
+          f"worst {max(sigmas):.2f} % over {len(spreads)} shapes")
 PY
   summary+=("$name (${envs[*]:-as given}): exit $rc, wall $wall s, $(tail -1 "$name.spread.txt")")
 done
