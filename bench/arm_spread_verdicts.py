@@ -13,7 +13,7 @@ is the product's own, not a re-implementation.
   2. For each SIGMA and TRIAL, every result's samples are replaced: the arm's median is
      20 us x exp(SIGMA z), z standard normal per arm (a process's level), and its 101 samples
      spread around it by WITHIN (lognormal quantiles, so the arm's median is that level); the
-     payload digest is recomputed as the harness computes it.
+     payload digest is recomputed as the harness computes it (tests/json_edit.py).
   3. `abharness report` judges the run; the bench counts `same`, `ambiguous`, `unstable` and
      `faster`/`slower` per shape, and runs whose every shape is `same`.
 
@@ -24,7 +24,6 @@ usage: BIN=build/bin bench/arm_spread_verdicts.py [--sigmas 0.001,0.002,0.004] [
        [--trials 20] [--shapes 14] [--band 0.01] [--work /tmp/arm_spread]
 """
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -35,46 +34,18 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-class Num(float):
-    """A number as the file spells it, so that numbers left alone keep the harness's text."""
-
-    def __new__(cls, text):
-        n = super().__new__(cls, text)
-        n.text = text
-        return n
-
-
-def dump(v, sep, indent="", step=""):
-    # The harness's canonical form (sorted keys, no whitespace) when step is empty; the file's
-    # layout (keys in order, indented) otherwise. The same as tests/lib.sh's edit_json.
-    nl = "\n" + indent + step if step else ""
-    end = "\n" + indent if step else ""
-    if isinstance(v, dict):
-        if not v:
-            return "{}"
-        items = [json.dumps(k, ensure_ascii=False) + sep[1] + dump(v[k], sep, indent + step, step)
-                 for k in (sorted(v) if not step else v)]
-        return "{" + nl + (sep[0] + nl).join(items) + end + "}"
-    if isinstance(v, list):
-        if not v:
-            return "[]"
-        return "[" + nl + (sep[0] + nl).join(dump(x, sep, indent + step, step) for x in v) + end + "]"
-    if isinstance(v, Num):
-        return v.text
-    return json.dumps(v, ensure_ascii=False)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import json_edit  # noqa: E402  (the tests' forger: edits a result and recomputes its digest)
 
 
 def rewrite_samples(path, level_ns, quantiles, within):
-    j = json.load(open(path), parse_float=Num)
+    j = json_edit.load(path)
     m = j["measurement"]
     # Values at 0.1 ns, whose shortest text is the same in Python and in the harness.
     m["samples_ns"] = [round(level_ns * math.exp(within * q), 1) for q in quantiles]
     m.pop("stop", None)
-    payload = {k: v for k, v in j.items() if k != "payload_sha256"}
-    j["payload_sha256"] = hashlib.sha256(dump(payload, (",", ":")).encode()).hexdigest()
-    open(path, "w").write(dump(j, (",", ": "), "", "  ") + "\n")
+    json_edit.redigest(j)
+    json_edit.write(path, j)
 
 
 def make_runs(args, abh):

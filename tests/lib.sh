@@ -13,50 +13,9 @@ pass() { echo "PASS: $*"; }
 
 # jq-like reads with python3: jget FILE 'expr on j'
 jget() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
-# edit_json FILE PYTHON [redigest]: runs PYTHON on the parsed file as `j` (json is imported),
-# writes it back; with `redigest`, payload_sha256 is recomputed over the edited payload the way
-# the harness does (sorted keys, no whitespace), as a forger would, so that the rule under test
-# is what refuses rather than the digest. Numbers the edit leaves alone keep the text the harness
-# wrote: its shortest-form printing differs from Python's for about 1 double in 2,500
-# (0.39905357921110157 vs 0.3990535792111016), which made the recomputed digest wrong now and then.
-edit_json() {
-  python3 - "$@" <<'PY'
-import hashlib, json, sys
-path, code = sys.argv[1], sys.argv[2]
-
-class Num(float):
-    """A number as the file spells it."""
-    def __new__(cls, text):
-        n = super().__new__(cls, text)
-        n.text = text
-        return n
-
-def dump(v, sep, indent="", step=""):
-    nl = "\n" + indent + step if step else ""
-    end = "\n" + indent if step else ""
-    if isinstance(v, dict):
-        if not v:
-            return "{}"
-        items = [json.dumps(k, ensure_ascii=False) + sep[1] + dump(v[k], sep, indent + step, step)
-                 for k in (sorted(v) if not step else v)]
-        return "{" + nl + (sep[0] + nl).join(items) + end + "}"
-    if isinstance(v, list):
-        if not v:
-            return "[]"
-        return "[" + nl + (sep[0] + nl).join(dump(x, sep, indent + step, step) for x in v) + end + "]"
-    if isinstance(v, Num):
-        return v.text
-    return json.dumps(v, ensure_ascii=False)
-
-j = json.load(open(path), parse_float=Num)
-exec(code)
-if len(sys.argv) > 3 and sys.argv[3] == "redigest":
-    payload = {k: v for k, v in j.items() if k != "payload_sha256"}
-    canon = dump(payload, (",", ":"))
-    j["payload_sha256"] = hashlib.sha256(canon.encode()).hexdigest()
-open(path, "w").write(dump(j, (",", ": "), "", "  ") + "\n")
-PY
-}
+# edit_json FILE PYTHON [redigest]: runs PYTHON on the parsed file as `j` and writes it back; with
+# `redigest` the payload digest is recomputed as a forger would (tests/json_edit.py says how).
+edit_json() { python3 "$ABH_SOURCE_DIR/tests/json_edit.py" "$@"; }
 
 # python_with MODULE PACKAGE: the path of a python3 (the system one first) that imports MODULE,
 # or fail naming the Debian package that brings it.
