@@ -7,8 +7,8 @@
 #include <ctime>
 #include <iostream>
 #include <optional>
-#include <set>
 
+#include "arm_placement.hpp"
 #include "baseline_reference.hpp"
 #include "cache_preparation.hpp"
 #include "device.hpp"
@@ -21,7 +21,6 @@
 #include "sampling.hpp"
 #include "start_turn.hpp"
 #include "stats/statistics.hpp"
-#include "system/cpu_set.hpp"
 #include "system/file_lock.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
@@ -147,43 +146,6 @@ std::unique_ptr<Plugin> load_plugin(const PlannedArm& a, const ArmRequest& req) 
   return std::make_unique<Plugin>(req.run_dir / a.variant.plugin);
 }
 
-// The UUID of the arm's GPU. A plan whose launcher places lanes (Slurm) cannot name it: the lane
-// that started this worker names it in CUDA_VISIBLE_DEVICES, once it checked that the node's GPU
-// is the planned model.
-std::string planned_gpu(const GpuInfo& planned) {
-  if (!planned.uuid.empty()) return planned.uuid;
-  const char* visible = std::getenv(worker_protocol::kVisibleDevicesEnv);
-  if (!visible || std::string(visible).rfind("GPU-", 0) != 0)
-    throw UsageError(std::string("the plan leaves the GPU to its launcher, but ") +
-                     worker_protocol::kVisibleDevicesEnv +
-                     " names no GPU UUID: run arms of this plan through `abharness lane`");
-  return visible;
-}
-
-// The CPUs of the arm: the plan's, or when the plan leaves the placement to each lane on its node
-// (the Slurm launcher), the ones the lane that started this worker chose there.
-std::vector<int> planned_cpus(const Plan& plan, const Task& task) {
-  if (!launcher_places_lanes(plan.launcher)) return task.cpus;
-  const char* cpus = std::getenv(worker_protocol::kArmCpusEnv);
-  if (!cpus || !*cpus)
-    throw UsageError(std::string("the plan leaves the CPUs to its launcher, but ") +
-                     worker_protocol::kArmCpusEnv +
-                     " is not set: run arms of this plan through `abharness lane`");
-  return parse_cpu_list(cpus, worker_protocol::kArmCpusEnv);
-}
-
-// A worker of a local multi-lane plan opens its GPU in its turn (launch.hpp): the turn is the
-// flock on a file of the run directory that every lane shares. ABH_DEVICE_OPEN_TURNS=0 lets lanes
-// open at will (bench/scaling.sh compares both).
-std::optional<FileLock> take_device_open_turn(const PlannedArm& a, const RunDirFs& run) {
-  const char* turns = std::getenv(worker_protocol::kDeviceOpenTurnsEnv);
-  if (!lanes_take_turns_to_open(a.plan.launcher, a.plan.schedule.gpus) ||
-      (turns && std::string(turns) == "0"))
-    return std::nullopt;
-  return std::optional<FileLock>(std::in_place, run, worker_protocol::kDeviceOpenLock,
-                                 FileLock::Wait::yes);
-}
-
 // Open the device: the host for a CPU plugin, the plan's GPU for a CUDA plugin.
 std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const RunDirFs& run,
                                            const Plugin& plugin, ArmResult& r) {
@@ -204,7 +166,7 @@ std::unique_ptr<DeviceSession> open_device(const PlannedArm& a, const RunDirFs& 
     if (!planned.gpu)
       throw UsageError("plan machine entry " + std::to_string(a.task.gpu) +
                        " has no GPU but the plugin is a CUDA plugin");
-    const std::optional<FileLock> turn = take_device_open_turn(a, run);
+    const std::optional<FileLock> turn = take_device_open_turn(a.plan, run);
     session = gpu->open(planned_gpu(*planned.gpu));
   } else {
     session = cpu_device().open("");
@@ -341,37 +303,6 @@ abh_verify_result verify(Problem& problem, DeviceSession& device, ArmResult& r) 
   }
   return v;
 }
-
-// Where the arm runs (docs/method.md#where-arms-run). First the whole process goes to the plan's
-// CPUs, before the plugin and the device start threads of their own (they inherit the set); once
-// they have, the measuring thread alone is narrowed to the first of them. Every CPU the measuring
-// thread is seen on before a sample is recorded, so provenance can check it stayed there.
-class ArmPlacement {
- public:
-  explicit ArmPlacement(const std::vector<int>& cpus) { placement_.cpus = cpus; }
-  void pin_process() const { pin_this_thread(placement_.cpus); }
-  // A worker started ahead reads its plan and loads its plugin while the arm before it measures:
-  // it keeps off the CPU that arm's measuring thread is pinned to, where it has others.
-  void pin_waiting() const {
-    const std::vector<int>& c = placement_.cpus;
-    pin_this_thread(c.size() > 1 ? std::vector<int>(c.begin() + 1, c.end()) : c);
-  }
-  void pin_measuring_thread() {
-    pin_this_thread({placement_.cpus.front()});
-    placement_.affinity = thread_affinity();
-    see();
-  }
-  void see() { seen_.insert(current_cpu()); }
-  Placement result() const {
-    Placement p = placement_;
-    p.seen.assign(seen_.begin(), seen_.end());
-    return p;
-  }
-
- private:
-  Placement placement_;
-  std::set<int> seen_;
-};
 
 // A worker started ahead, while the arm before it still measures: initialises the GPU driver
 // (cuInit, NVML: no context, nothing on the device), waits for its turn, which comes when that
