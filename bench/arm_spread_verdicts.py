@@ -69,8 +69,8 @@ def make_runs(args, abh):
                             "--min-samples", "101", "--max-samples", "101", "--min-time", "0",
                             "--warmup", "1", "--quiet", "--color", "never"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not os.path.exists(os.path.join(run, "plan.json")):
-            sys.exit(f"arm_spread_verdicts: the CPU run {run} did not start")
+        if not os.path.exists(os.path.join(run, "report.json")):
+            sys.exit(f"arm_spread_verdicts: the CPU run {run} did not complete (no report.json)")
         runs[k] = run
     return runs
 
@@ -125,6 +125,9 @@ def main():
                                             quantiles, args.within)
                 verdicts = judge(abh, trial, args.band)
                 all_same += all(v == "same" for v, _ in verdicts)
+                failed = [v for v, _ in verdicts if v == "failed"]
+                if failed:
+                    sys.exit(f"arm_spread_verdicts: {len(failed)} shape(s) failed in {trial}")
                 for v, ci in verdicts:
                     total += 1
                     key = "false" if v in ("faster", "slower") else v
