@@ -259,15 +259,16 @@ void choose_arm_tactic(const PlannedArm& a, const RunDirFs& run, Problem& proble
 
 // The candidate's reference, logged: which baseline arms it came from, and any that could not be
 // read.
-double logged_reference(const PlannedArm& a, const RunDirFs& run, const std::string& timer,
-                        PhaseLog& log) {
+BaselineReference logged_reference(const PlannedArm& a, const RunDirFs& run,
+                                   const std::string& timer, PhaseLog& log) {
   const BaselineReference ref = baseline_reference(a.plan, a.task, run, timer);
   for (const std::string& why : ref.unreadable)
     log.at() << "no reference from " << why << std::endl;
   if (ref.arms > 0)
     log.at() << "reference: the baseline's " << ref.arms << " arm(s) of this shape, median "
-             << ref.ns << " ns" << std::endl;
-  return ref.ns;
+             << ref.ns << " ns" << (ref.mhz > 0 ? " at " + std::to_string(ref.mhz) + " MHz" : "")
+             << std::endl;
+  return ref;
 }
 
 // Measure: sample until the stopping rule holds, judged against what the run decides with (its
@@ -276,11 +277,12 @@ double logged_reference(const PlannedArm& a, const RunDirFs& run, const std::str
 // whether the arm ran throttled. A warm-up arm stops after kWarmUpArmWallS of sampling at the
 // latest (kWarmUpArmWallGpuS on a GPU).
 JudgingEffort measure(const ArmWork& work, const PlannedArm& a, bool warm_up_arm, bool on_gpu,
-                      double reference_ns, DeviceSession& device, ArmResult& r) {
+                      const BaselineReference& reference, DeviceSession& device, ArmResult& r) {
   const StatsOptions& decision = a.plan.schedule.decision;
   const double warm_up_wall_s = on_gpu ? kWarmUpArmWallGpuS : kWarmUpArmWallS;
   StoppingGoal goal{decision.noise_band, decision.confidence, warm_up_arm ? warm_up_wall_s : 0};
-  goal.reference_ns = reference_ns;
+  goal.reference_ns = reference.ns;
+  goal.reference_mhz = reference.mhz;
   const JudgingEffort effort = sample_until_stopped(work, a.settings, goal, r.measurement);
   r.telemetry.after = device.telemetry();
   const auto& [throttled, note] = device.judge_throttling(r.telemetry, r.measurement.clock);
@@ -419,9 +421,10 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   // The clock probe is made after the warm-up, right before the samples it clocks.
   const std::unique_ptr<SampleClock> clock = device->sample_clock(kMaxBatch);
   work.clock = clock.get();
-  const double reference_ns = req.warmup ? 0 : logged_reference(a, run, r.measurement.timer, log);
+  const BaselineReference reference =
+      req.warmup ? BaselineReference{} : logged_reference(a, run, r.measurement.timer, log);
   const JudgingEffort judged =
-      measure(work, a, req.warmup, plugin.is_cuda(), reference_ns, *device, r);
+      measure(work, a, req.warmup, plugin.is_cuda(), reference, *device, r);
   const std::vector<double>& samples = r.measurement.samples_ns;
   log.phase("sampling") << samples.size() << " samples, median " << median(samples) << " ns, "
                         << r.measurement.stop_reason << " (judged in " << judged.checks

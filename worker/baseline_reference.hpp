@@ -13,8 +13,9 @@
 namespace abh::worker {
 
 struct BaselineReference {
-  double ns = 0;  // the median of their judged medians; 0: none
-  int arms = 0;   // the baseline results it was taken from
+  double ns = 0;   // the median of their judged medians; 0: none
+  double mhz = 0;  // the median of their median SM clocks; 0: one of them has no clocks
+  int arms = 0;    // the baseline results it was taken from
   // Results that could not be read, with why: no reference, and the orchestrator judges them.
   std::vector<std::string> unreadable;
 };

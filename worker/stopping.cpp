@@ -87,8 +87,9 @@ class Precision final : public StoppingRule {
     const std::optional<MedianInterval> ci = median_interval(v, g_.confidence);
     // A --median-precision asked for is kept; the run's own target relaxes far from the baseline.
     if (ci && s_.median_precision == 0 && g_.reference_ns > 0)
-      target_ =
-          far_precision_target(base_target_, g_.noise_band, (ci->lo + ci->hi) / 2, g_.reference_ns);
+      target_ = far_precision_target(
+          base_target_, g_.noise_band, (ci->lo + ci->hi) / 2, g_.reference_ns,
+          p.median_mhz > 0 && g_.reference_mhz > 0 ? p.median_mhz / g_.reference_mhz : 1);
     // At the sample limit before --min-time (a fast loop over a tiny kernel), a target met is
     // still the reason to stop, not the limit.
     const bool capped = n >= s_.max_samples && n >= s_.min_samples;
@@ -258,9 +259,11 @@ double precision_target(const MeasureSettings& s, const StoppingGoal& g) {
   return s.median_precision > 0 ? s.median_precision : kBandFraction * g.noise_band;
 }
 
-double far_precision_target(double target, double band, double median_ns, double reference_ns) {
-  if (!(median_ns > 0) || !(reference_ns > 0)) return target;
-  const double beyond_edge = std::abs(std::log(median_ns / reference_ns)) - std::log1p(band);
+double far_precision_target(double target, double band, double median_ns, double reference_ns,
+                            double clock_ratio) {
+  if (!(median_ns > 0) || !(reference_ns > 0) || !(clock_ratio > 0)) return target;
+  const double beyond_edge = std::abs(std::log(median_ns / reference_ns)) -
+                             std::abs(std::log(clock_ratio)) - std::log1p(band);
   return std::max(target, std::min(band / 2, beyond_edge / 4));
 }
 

@@ -49,8 +49,9 @@ struct StoppingGoal {
   // either side is one of ties, which resolve all at once (see kSlowNarrowing).
   double resolution_ns = 0;
   // A candidate arm: the median of its shape's baseline arms measured before it (0: none, or a
-  // baseline arm). See far_precision_target.
+  // baseline arm), and of their median SM clocks (0: unknown). See far_precision_target.
   double reference_ns = 0;
+  double reference_mhz = 0;
 };
 
 // The precision rule gives up on its target when the median's interval narrows far more slowly
@@ -87,12 +88,20 @@ double precision_target(const MeasureSettings& s, const StoppingGoal& g);
 // ticks, took 15,807-100,000 samples (the cap) for a +-0.1 % median on the H200, up to 5.2 s of
 // sampling in a 52 s A/B/A, for verdicts that +-0.5 % (1,000-2,700 samples) decides as well
 // (docs/measurements.md). An A/A arm, or a change near the band, keeps `target`.
-double far_precision_target(double target, double band, double median_ns, double reference_ns);
+// `clock_ratio` is the arm's median SM clock over its reference's (1 when either is unknown): the
+// part of the distance that it could explain does not count, since a time scales at most as
+// 1/clock. Each judged median is at its own arm's clock, and on the power-capped H200 the A/A
+// candidate arms of compute-bound GEMMs ran 3-7 % off their baseline's clock, lay that far from it,
+// and stopped at the relaxed target after 80-96 samples inside the clock's ramp: in all four blocks
+// of one shape they read 0.8 % slower than their identical baseline (docs/measurements.md §48).
+double far_precision_target(double target, double band, double median_ns, double reference_ns,
+                            double clock_ratio = 1);
 
 // How far sampling has come.
 struct Progress {
   double measured_s = 0;  // the kept samples' sum (what max_time_s limits)
   double wall_s = 0;      // since the first timed sample (what min_time_s asks for)
+  double median_mhz = 0;  // the kept samples' median SM clock; 0 without clocks
 };
 
 struct StopDecision {

@@ -237,6 +237,13 @@ TEST_CASE("precision: far from its baseline, a candidate arm's median needs less
   // Faster or slower alike: 8x either way.
   CHECK(far_precision_target(0.001, 0.01, 2000, 16000) == doctest::Approx(0.005));
   CHECK(far_precision_target(0.001, 0.01, 16000, 2000) == doctest::Approx(0.005));
+  // What the arms' clocks could explain does not count: an identical compute-bound GEMM judged
+  // at 1546 MHz against its baseline at 1470 MHz reads 4.3 % faster (the H200's power cap), all
+  // of it clock; 5 % at a clock 1 % off counts as 4 %, whichever way.
+  CHECK(far_precision_target(0.001, 0.01, 713466, 744466, 1546.0 / 1470) == 0.001);
+  for (double clock : {1.01, 1 / 1.01})
+    CHECK(far_precision_target(0.001, 0.03, 2000, 2100, clock) ==
+          doctest::Approx((std::log(1.05) - std::log(1.03) - std::log(1.01)) / 4));
 
   // A 1.8 us candidate with 3 % spread against its 14.2 us baseline: stopped at +-0.5 %, on far
   // fewer samples than the +-0.1 % an A/A arm needs; the reason and the evidence say so.
