@@ -108,6 +108,16 @@ std::vector<bool> beyond(std::span<const double> logs, double centre, double lim
   return out;
 }
 
+// Keeps the flagged arms that lie within `limit` of some arm of the other variant: a level the
+// other build's processes reached too is one the kernel's processes fall at, not a disturbance.
+void keep_shared_levels(std::vector<bool>& flagged, std::span<const double> logs,
+                        std::span<const double> other, double limit) {
+  for (std::size_t i = 0; i < logs.size(); ++i)
+    if (flagged[i] && std::any_of(other.begin(), other.end(),
+                                  [&](double y) { return std::abs(logs[i] - y) <= limit; }))
+      flagged[i] = false;
+}
+
 }  // namespace
 
 OutlierArms outlier_arms(std::span<const double> log_a, std::span<const double> log_b,
@@ -126,6 +136,8 @@ OutlierArms outlier_arms(std::span<const double> log_a, std::span<const double> 
   const double limit = std::max(sigmas * 1.4826 * median(distances), floor);
   r.a = beyond(log_a, centre[0], limit);
   r.b = beyond(log_b, centre[1], limit);
+  keep_shared_levels(r.a, log_a, log_b, limit);
+  keep_shared_levels(r.b, log_b, log_a, limit);
   return r;
 }
 

@@ -534,6 +534,16 @@ TEST_CASE("arm variation: a disturbed arm among agreeing arms of its variant is 
   auto c4 = c;
   c4[3] = std::log(120.0);
   CHECK(outlier_arms(a, c4, 5, half_band).b[3]);
+  // An arm at a level the other variant's arms sit at is kept: an H200 A/A's eager RMSNorm, whose
+  // processes read 16.66 or 16.89 us; the fourth baseline arm shares the candidate's level.
+  const double band = std::log1p(0.005);
+  const auto levels = logs({16890.5, 16882.7, 16886.4, 16659.0, 16872.1, 16877.7});
+  const auto low = logs({16676.8, 16667.5, 16616.6});
+  CHECK(outlier_arms(levels, low, 5, band).a == std::vector<bool>(6, false));
+  // The same arm 1.4 % away from every arm of both variants is left out.
+  auto off = levels;
+  off[3] = std::log(16659.0 * 0.986);
+  CHECK(outlier_arms(off, low, 5, band).a[3]);
 }
 
 TEST_CASE("arm variation: one ABA block's interval widens when A1 and A2 disagree") {
