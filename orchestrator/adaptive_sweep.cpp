@@ -1,5 +1,6 @@
 #include "adaptive_sweep.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -17,6 +18,18 @@ namespace {
 
 std::string relative_result(const fs::path& run_dir, const Task& t) {
   return result_path(run_dir, t).lexically_relative(run_dir).generic_string();
+}
+
+// The undecided shapes the rule gave no block that all their blocks left could not decide: the
+// first three with the widths that say why, then how many more.
+void say_withheld(const std::vector<std::string>& withheld) {
+  const std::size_t shown = std::min<std::size_t>(withheld.size(), 3);
+  std::cerr << "until decided: no more blocks for "
+            << join(std::vector<std::string>(withheld.begin(), withheld.begin() + shown), "; ")
+            << (withheld.size() > shown
+                    ? " and " + std::to_string(withheld.size() - shown) + " more shape(s)"
+                    : "")
+            << " (docs/statistics.md#blocks-that-cannot-decide)\n";
 }
 
 }  // namespace
@@ -40,7 +53,10 @@ int run_adaptive_blocks(const fs::path& run_dir, const Plan& plan, const WorkerS
           (pending.empty() || pending.back() != what))
         pending.push_back(what);
     }
-    if (pending.empty()) break;
+    if (pending.empty()) {
+      if (!opt.quiet && !blocks.withheld.empty()) say_withheld(blocks.withheld);
+      break;
+    }
     if (!opt.quiet)
       std::cerr << "until decided: running " << join(pending, ", ")
                 << " (undecided so far, or decided on one candidate arm)\n";

@@ -140,8 +140,8 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
   c.add_option("--until-decided", p.until_decided,
                "up to this many more blocks for each shape still unstable or ambiguous after "
                "the planned ones, or called faster or slower on one candidate arm (a "
-               "confirmation); local launcher only. auto: 3 for CPU plugins, 1 for GPU plugins, "
-               "0 with the Slurm launcher (docs/statistics.md)")
+               "confirmation), but none a shape that all those left could not decide; local "
+               "launcher only. auto: 3, or 0 with the Slurm launcher (docs/statistics.md)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   c.add_option("--start-ahead", p.start_ahead,

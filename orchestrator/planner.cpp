@@ -389,9 +389,9 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   plan.schedule.gpus = launcher.lanes(plan.launcher, cuda, gpus.size());
   plan.schedule.start_ahead = resolve_start_ahead(req.start_ahead, cuda, plan.python.has_value());
   if (plan.schedule.until_decided_auto) {
-    const int wanted = auto_until_decided(cuda, launcher.runs_until_decided(), 3);
+    const int wanted = auto_until_decided(launcher.runs_until_decided(), 3);
     plan.schedule.until_decided =
-        auto_until_decided(cuda, launcher.runs_until_decided(), resolved.auto_blocks_cap);
+        auto_until_decided(launcher.runs_until_decided(), resolved.auto_blocks_cap);
     // Said, not silent: a grid too large for auto's blocks gets fewer than the plugin's default.
     if (plan.schedule.until_decided < wanted)
       std::cerr << "--until-decided auto: " << plan.schedule.until_decided
@@ -401,6 +401,8 @@ Plan make_plan(const PlanRequest& req, const ResolvedRequest& resolved, const st
   }
   // Every plan made now confirms one-arm verdicts when it has conditional blocks to do it with.
   plan.schedule.confirm = true;
+  // ... and gives no block to a shape that all its blocks left could not decide.
+  plan.schedule.futility = true;
   plan.tasks = make_schedule(plan.shapes, plan.schedule, variant_names(requested_variants(req)));
   RunDirFs(run_dir).make_dirs("logs/probe");
   plan.machine = launcher.probe({plan.launcher, cuda, gpus, run_dir, worker, run_id});
@@ -427,9 +429,9 @@ void set_until_decided(PlanRequest& req) {
   s.until_decided = std::stoi(v);
 }
 
-int auto_until_decided(bool cuda, bool launcher_runs_them, int cap) {
+int auto_until_decided(bool launcher_runs_them, int cap) {
   if (!launcher_runs_them) return 0;
-  return std::max(0, std::min(cuda ? 1 : 3, cap));
+  return std::max(0, std::min(3, cap));
 }
 
 int resolve_start_ahead(const std::string& value, bool cuda, bool python) {

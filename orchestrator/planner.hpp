@@ -125,12 +125,13 @@ int resolve_start_ahead(const std::string& value, bool cuda, bool python);
 // Reads --until-decided into the request's schedule: a number from 0 (until_decided), or auto
 // (until_decided_auto; the number is chosen by make_plan). UsageError naming the flag otherwise.
 void set_until_decided(PlanRequest& req);
-// The conditional blocks `--until-decided auto` plans: 3 for CPU plugins (whole arms of one build
-// differ by percents on a shared CPU, and most shapes need a block or two more to be decided,
-// docs/statistics.md#adaptive-rounds---until-decided), 1 for GPU plugins (a confirmation, or
-// the rare undecided shape), none with a launcher that cannot run them between rounds; never more
-// than `cap` (ResolvedRequest::auto_blocks_cap).
-int auto_until_decided(bool cuda, bool launcher_runs_them, int cap);
+// The conditional blocks `--until-decided auto` plans: 3 (whole arms of one build differ by
+// percents on a shared CPU, and by 0.2-0.7 % between processes of a microsecond GPU kernel, where
+// one extra block decides about half of an A/A's shapes and three nearly all,
+// docs/statistics.md#adaptive-rounds---until-decided); none with a launcher that cannot run them
+// between rounds; never more than `cap` (ResolvedRequest::auto_blocks_cap). Only undecided or
+// one-arm shapes run them, and not those that all three could not decide (futility).
+int auto_until_decided(bool launcher_runs_them, int cap);
 
 // `run --resume` with flags (same_sweep.cpp): they must describe the plan's sweep, or they would be
 // ignored. Compared with the plan: the measurement settings, the revisions as typed, --repo,

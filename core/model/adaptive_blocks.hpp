@@ -28,6 +28,10 @@ struct AdaptiveBlocks {
   // Why each block was called for: "<shape> block <j>: <verdict> after blocks 0..j-1", with
   // " (undecided again)" for a shape an earlier step had found decided.
   std::vector<std::string> reasons;
+  // Undecided shapes the last step gave no block although they had blocks left, because even all
+  // of those could not decide them (ScheduleOptions::futility): "<shape>: <verdict> after blocks
+  // 0..j-1, ..." with the widths that say why.
+  std::vector<std::string> withheld;
 };
 
 // Decides the blocks of `plan` from `outcomes`, the plan's tasks with their valid results so far.

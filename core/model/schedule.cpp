@@ -62,6 +62,7 @@ json to_json(const ScheduleOptions& o) {
               {"until_decided", o.until_decided},
               {"confirm", o.confirm},
               {"until_decided_auto", o.until_decided_auto},
+              {"futility", o.futility},
               {"decision", to_json(o.decision)},
               {"start_ahead", o.start_ahead}};
 }
@@ -79,6 +80,8 @@ ScheduleOptions schedule_options_from_json(const json& j, const std::string& whe
   if (j.contains("confirm")) o.confirm = field<bool>(j, "confirm", where);
   if (j.contains("until_decided_auto"))
     o.until_decided_auto = field<bool>(j, "until_decided_auto", where);
+  // Absent in plans written before the rule withheld blocks that cannot decide a shape.
+  if (j.contains("futility")) o.futility = field<bool>(j, "futility", where);
   if (j.contains("decision"))
     o.decision = stats_options_from_json(object_field(j, "decision", where), where + ".decision");
   // Absent in plans and reports written before workers were started ahead: they were not.

@@ -46,6 +46,10 @@ struct ScheduleOptions {
   bool confirm = false;
   // until_decided was chosen by `--until-decided auto` (planner.hpp), not given as a number.
   bool until_decided_auto = false;
+  // The rule gives no further block to an undecided shape that even all the blocks it has left
+  // could not decide (report/adaptive.hpp, futile_width). False in plans written before it,
+  // whose rule gave every undecided shape all of its blocks.
+  bool futility = false;
   StatsOptions decision;
   // How many workers each lane keeps started ahead of their turn: they read their plan, load
   // their plugin and initialise the GPU driver while the arm before them measures, and each

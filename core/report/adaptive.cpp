@@ -1,14 +1,47 @@
 #include "report/adaptive.hpp"
 
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "report/report_builder.hpp"
 #include "report/report_notes.hpp"
+#include "report/report_render.hpp"
 #include "report/variants_report.hpp"
 
 namespace abh {
+
+std::optional<double> futile_width(const ShapeRow& row, int left, const StatsOptions& stats) {
+  if (left <= 0 || !row.ci || !row.variation || !(row.variation->df > 0)) return std::nullopt;
+  double ka = 0, kb = 0;
+  std::set<int> blocks;
+  for (const ArmStats& a : row.arms) {
+    if (!a.counts()) continue;
+    (a.variant == "candidate" ? kb : ka) += 1;
+    blocks.insert(a.round);
+  }
+  // One block cannot tell arms that go on varying from one disturbed arm, which a second block's
+  // arms leave out (stats/arm_variation.hpp): judged from the second block on.
+  if (ka == 0 || kb == 0 || blocks.size() < 2) return std::nullopt;
+  const double grow =
+      static_cast<double>(blocks.size() + left) / static_cast<double>(blocks.size());
+  const double q = (1 + stats.confidence) / 2;
+  auto width = [q](double a, double b, double nu) {
+    return boost::math::quantile(boost::math::students_t(nu), q) * std::sqrt(1 / a + 1 / b);
+  };
+  const double nu = row.variation->df, nu_after = nu + (ka + kb) * (grow - 1);
+  const double lo = std::log(row.ci->lo), hi = std::log(row.ci->hi);
+  const double after = (hi - lo) / 2 * width(ka * grow, kb * grow, nu_after) / width(ka, kb, nu);
+  const double h = 0.8 * after, centre = (lo + hi) / 2;
+  const double up = std::log1p(stats.noise_band), down = std::log1p(-stats.noise_band);
+  const bool same = centre - h >= down && centre + h <= up;
+  const bool change = centre - h > up || centre + h < down;
+  if (same || change) return std::nullopt;
+  return after;
+}
+
 namespace {
 
 bool undecided(Verdict v) {
@@ -73,23 +106,40 @@ AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& 
     // can widen an interval that once looked decided (docs/statistics.md).
     const std::vector<std::pair<std::string, Report>> judged = judge(plan, *arms);
     bool any = false;
+    b.withheld.clear();
     for (std::size_t i = 0; i < judged.front().second.shapes.size(); ++i) {
-      // A block measures every variant: a shape gets one when any candidate's comparison wants
-      // it (the first that does is named).
       const ShapeRow& row = judged.front().second.shapes[i];
-      std::string why;
+      int& j = next.try_emplace(row.shape, first).first->second;
+      // A block measures every variant: a shape gets one when any candidate's comparison wants
+      // it (the first that does is named), and not for a comparison no block left can decide.
+      std::string why, futile;
       for (const auto& [name, r] : judged) {
-        why = wants_block(r.shapes[i], plan.schedule.confirm, r.stats.decisive_factor);
+        const ShapeRow& c = r.shapes[i];
+        why = wants_block(c, plan.schedule.confirm, r.stats.decisive_factor);
+        const auto width = plan.schedule.futility && undecided(c.verdict)
+                               ? futile_width(c, end - j, r.stats)
+                               : std::nullopt;
+        if (!why.empty() && width) {
+          if (futile.empty())
+            futile = (name.empty() ? "" : name + ": ") + why + " after blocks 0.." +
+                     std::to_string(j - 1) + ", interval " + fmt::interval(*c.ci) + "; after all " +
+                     std::to_string(end - j) + " block(s) left still about +-" +
+                     fmt::percent(std::expm1(*width), 2) +
+                     ", too wide to lie within the band or beyond it";
+          why.clear();
+        }
         if (!why.empty()) {
           if (!name.empty()) why = name + ": " + why;
           break;
         }
       }
       if (why.empty()) {
-        decided_once.insert(row.shape);
+        if (!futile.empty())
+          b.withheld.push_back(row.shape + ": " + futile);
+        else
+          decided_once.insert(row.shape);
         continue;
       }
-      int& j = next.try_emplace(row.shape, first).first->second;
       if (j >= end) continue;
       b.required.insert({row.shape, j});
       b.reasons.push_back(row.shape + " block " + std::to_string(j) + ": " + why +

@@ -285,11 +285,20 @@ struct ExtraBlocks {
   int shapes = 0, blocks = 0, arms = 0, planned = 0, limit = 0;
   bool operator==(const ExtraBlocks&) const = default;
 };
+// `shapes` undecided shapes had blocks left under --until-decided but got none, because even all
+// of them could not decide the shape (report/adaptive.hpp, futile_width); the first is named with
+// the half-width its interval was expected to keep (a fraction).
+struct Withheld {
+  int shapes = 0;
+  std::string first_shape;
+  double first_expected = 0;
+  bool operator==(const Withheld&) const = default;
+};
 }  // namespace note
 using ReportNote =
     std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock, note::ClockGap,
                  note::FewArmDegrees, note::DriftJudged, note::Unconfirmed, note::Decisive,
-                 note::PriorConflict, note::OutlierArms, note::ExtraBlocks>;
+                 note::PriorConflict, note::OutlierArms, note::ExtraBlocks, note::Withheld>;
 
 struct Report {
   int schema_version = 0;

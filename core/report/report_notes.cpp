@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 
+#include "report/adaptive.hpp"
+
 namespace abh {
 namespace {
 
@@ -136,6 +138,24 @@ std::optional<note::ExtraBlocks> extra_blocks(const Report& r) {
   return n;
 }
 
+// The rule's futility test (report/adaptive.hpp) on the report's own rows and options.
+std::optional<note::Withheld> withheld_blocks(const Report& r) {
+  const ScheduleOptions& s = r.provenance.schedule;
+  if (!s.futility || s.until_decided == 0) return std::nullopt;
+  note::Withheld n;
+  for (const auto& row : r.shapes) {
+    if (row.verdict != Verdict::unstable && row.verdict != Verdict::ambiguous) continue;
+    std::set<int> blocks;
+    for (const auto& a : row.arms) blocks.insert(a.round);
+    const int left = s.rounds + s.until_decided - static_cast<int>(blocks.size());
+    const auto width = futile_width(row, left, r.stats);
+    if (!width) continue;
+    if (n.shapes++ == 0) n.first_shape = row.shape, n.first_expected = std::expm1(*width);
+  }
+  if (n.shapes == 0) return std::nullopt;
+  return n;
+}
+
 }  // namespace
 
 int candidate_arms(const ShapeRow& row) {
@@ -171,6 +191,7 @@ std::vector<ReportNote> report_notes(const Report& r) {
   if (auto n = prior_conflict(r)) out.push_back(*n);
   if (auto n = outliers_left_out(r)) out.push_back(*n);
   if (auto n = extra_blocks(r)) out.push_back(*n);
+  if (auto n = withheld_blocks(r)) out.push_back(*n);
   return out;
 }
 
@@ -187,6 +208,7 @@ NoteTopic topic(const ReportNote& n) {
     NoteTopic operator()(const note::PriorConflict&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::OutlierArms&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::ExtraBlocks&) const { return NoteTopic::interval; }
+    NoteTopic operator()(const note::Withheld&) const { return NoteTopic::interval; }
   };
   return std::visit(Topic{}, n);
 }

@@ -309,6 +309,15 @@ std::string note_text(const ReportNote& n) {
              "confirmations (at most " + std::to_string(e.limit) +
              " per shape: --until-decided; docs/statistics.md#adaptive-rounds---until-decided)";
     }
+    std::string operator()(const note::Withheld& w) const {
+      return std::to_string(w.shapes) + " undecided shape(s) (" + w.first_shape +
+             (w.shapes > 1 ? ", ..." : "") +
+             ") got no more blocks although --until-decided allowed them: even after all of "
+             "them their intervals were expected to stay about +-" +
+             fmt::percent(w.first_expected, 2) +
+             " wide, too wide to lie within the band or beyond it, so further blocks would only "
+             "have cost time (docs/statistics.md#blocks-that-cannot-decide)";
+    }
     std::string operator()(const note::Decisive& d) const {
       return std::to_string(d.shapes) + " shape(s) (" + d.first_shape +
              (d.shapes > 1 ? ", ..." : "") +

@@ -2,7 +2,9 @@
 // the results of the blocks before them.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <set>
+#include <string>
 
 #include "report/adaptive.hpp"
 #include "report_fixtures.hpp"
@@ -213,4 +215,68 @@ TEST_CASE("adaptive: with a variants file, one undecided candidate gives every v
   for (const Task& t : p.tasks)
     if (t.conditional && in_effect(t, b)) next.insert(t.arm);
   CHECK(next == std::set<std::string>{"a.3", "fast.2", "twin.2", "a.4"});
+}
+
+TEST_CASE("adaptive: futile_width says when all the blocks left could not decide a shape") {
+  StatsOptions s;  // band 1 %, 95 %
+  ShapeRow row;
+  row.verdict = Verdict::ambiguous;
+  row.arms = {ok_arm("A1", "baseline"), ok_arm("B", "candidate"), ok_arm("A2", "baseline")};
+  row.variation = ArmVariation{1e-4, 14};
+  row.ci = Interval{0.97, 1.03};
+  // After one block never: its A1 and A2 may disagree by one disturbed arm.
+  CHECK(!futile_width(row, 3, s));
+  for (const char* name : {"A3", "B2", "A4"})
+    row.arms.push_back(ok_arm(name, name[0] == 'B' ? "candidate" : "baseline", 0, 1));
+  // An A/A at +-3 % after two blocks: two more are expected to leave about +-2 % (the arms'
+  // term over twice the arms, a slightly smaller t), wider than the band: futile.
+  const auto wide = futile_width(row, 2, s);
+  REQUIRE(wide);
+  const double t14 = 2.144787, t20 = 2.085963;  // t(0.975) at 14 and 14 + 6 degrees of freedom
+  CHECK(*wide ==
+        doctest::Approx(std::log(1.03 / 0.97) / 2 * t20 / t14 * std::sqrt(0.5)).epsilon(1e-6));
+  // With one block left too; with none there is nothing to withhold.
+  CHECK(futile_width(row, 1, s).has_value());
+  CHECK(!futile_width(row, 0, s));
+  // At +-1.5 % two blocks may bring it within the band; a change centred 5 % away may be
+  // decided beyond it: neither is futile.
+  row.ci = Interval{0.985, 1.015};
+  CHECK(!futile_width(row, 2, s));
+  row.ci = Interval{1.02, 1.08};
+  CHECK(!futile_width(row, 2, s));
+  // Without a between-arm estimate nothing can be scaled: never futile.
+  row.ci = Interval{0.9, 1.1};
+  row.variation.reset();
+  CHECK(!futile_width(row, 3, s));
+}
+
+namespace {
+
+// Two shapes whose arms of one build lie 6 % apart in every block: at a 1 % band no number of
+// blocks decides them.
+double wild(const Plan& p, const Task& t) {
+  if (t.variant == "candidate") return 10300 + (t.shape == p.shapes[0].id ? 0 : 20);
+  const bool second = std::stoi(t.arm.substr(1)) % 2 == 0;  // A2, A4, ...
+  return second == (t.round % 2 == 0) ? 10600 : 10000;
+}
+
+}  // namespace
+
+TEST_CASE("adaptive: with futility, a shape no block left could decide gets none, and says why") {
+  Plan p = make_plan(2);
+  p.schedule.until_decided = 3;
+  p.tasks = make_schedule(p.shapes, p.schedule);
+  AdaptiveBlocks b;
+  sweep_until_decided(p, wild, b);
+  CHECK(b.required.size() == 6);  // the rule of plans before it: every block of both shapes
+  CHECK(b.withheld.empty());
+  p.schedule.futility = true;
+  sweep_until_decided(p, wild, b);
+  // The first extra block always runs; after it, the two left could not decide either shape.
+  CHECK(b.required ==
+        std::set<std::pair<std::string, int>>{{p.shapes[0].id, 1}, {p.shapes[1].id, 1}});
+  REQUIRE(b.withheld.size() == 2);
+  CAPTURE(b.withheld[0]);
+  CHECK(b.withheld[0].rfind(p.shapes[0].id + ": ambiguous after blocks 0..1, interval [", 0) == 0);
+  CHECK(b.withheld[0].find("; after all 2 block(s) left still about +-") != std::string::npos);
 }

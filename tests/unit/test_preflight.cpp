@@ -120,10 +120,9 @@ TEST_CASE("preflight: --until-decided auto plans what keeps the plan small, and 
   CHECK(r.req.schedule.until_decided_auto);
   // Two shapes: room for every block auto could ask for.
   CHECK(resolve_request(r.req).auto_blocks_cap == 3);
-  CHECK(auto_until_decided(false, true, 3) == 3);   // a CPU plugin
-  CHECK(auto_until_decided(true, true, 3) == 1);    // a GPU plugin
-  CHECK(auto_until_decided(false, false, 3) == 0);  // a launcher that cannot run them
-  CHECK(auto_until_decided(false, true, 2) == 2);
+  CHECK(auto_until_decided(true, 3) == 3);
+  CHECK(auto_until_decided(false, 3) == 0);  // a launcher that cannot run them
+  CHECK(auto_until_decided(true, 2) == 2);
   // 30,000 shapes take about 21 MB of plan in their one planned block: auto adds none (the plan
   // would be past kAutoPlanBytes), where a number given is held to the reader's limit only.
   std::vector<int> many(30000);

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
+#include "report/adaptive.hpp"
 #include "report/markdown.hpp"
 #include "report/report_notes.hpp"
 #include "report_fixtures.hpp"
@@ -145,6 +147,42 @@ TEST_CASE("report notes: drift-judged shapes, one-arm verdicts and the extra blo
   CHECK(unconfirmed_verdict(one, 1.5));
   CHECK_FALSE(unconfirmed_verdict(two, 1.5));
   CHECK(candidate_arms(two) == 2);
+}
+
+TEST_CASE("report notes: undecided shapes that no block left could decide") {
+  Report r;
+  r.provenance.schedule.rounds = 1;
+  r.provenance.schedule.until_decided = 3;
+  // Two shapes at +-3 % after two blocks (futile_width: about +-2 % after the two more), one at
+  // +-0.5 %, and one at +-3 % that already had all four of its blocks.
+  ShapeRow wide = row_of("wide", Verdict::ambiguous), wider = row_of("wider", Verdict::unstable),
+           narrow = row_of("narrow", Verdict::ambiguous), done = row_of("done", Verdict::ambiguous);
+  for (ShapeRow* row : {&wide, &wider, &narrow, &done}) {
+    row->arms = {ok_arm("A1", "baseline"),        ok_arm("B", "candidate"),
+                 ok_arm("A2", "baseline"),        ok_arm("A3", "baseline", 0, 1),
+                 ok_arm("B2", "candidate", 0, 1), ok_arm("A4", "baseline", 0, 1)};
+    row->ci = Interval{0.97, 1.03};
+    row->variation = ArmVariation{1e-4, 14};
+  }
+  narrow.ci = Interval{0.995, 1.005};
+  for (int block = 2; block < 4; ++block)
+    for (const char* name : {"A", "B", "A"})
+      done.arms.push_back(ok_arm(name, name[0] == 'B' ? "candidate" : "baseline", 0, block));
+  r.shapes = {narrow, wide, done, wider};
+  // Plans before the rule withheld blocks: only the note of done's extra blocks.
+  REQUIRE(report_notes(r).size() == 1);
+  CHECK(std::holds_alternative<note::ExtraBlocks>(report_notes(r)[0]));
+  r.provenance.schedule.futility = true;
+  const auto notes = report_notes(r);
+  REQUIRE(notes.size() == 2);
+  const auto* w = std::get_if<note::Withheld>(&notes[1]);
+  REQUIRE(w);
+  CHECK(w->shapes == 2);
+  CHECK(w->first_shape == "wide");
+  CHECK(w->first_expected == doctest::Approx(std::expm1(*futile_width(wide, 2, r.stats))));
+  CHECK(topic(notes[1]) == NoteTopic::interval);
+  CHECK(fmt::note_text(notes[1]).rfind("2 undecided shape(s) (wide, ...) got no more blocks", 0) ==
+        0);
 }
 
 TEST_CASE("report notes: a one-arm verdict is decisive only when GPU-timed and beyond the factor") {
