@@ -225,7 +225,9 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
     }
     // Judge: every sample kept, as the report will compare them.
     progress.wall_s = seconds_since(started);
-    if (!m.clock.sample_mhz.empty()) progress.median_mhz = median(m.clock.sample_mhz);
+    // Only a candidate with a clocked reference compares clocks (far_precision_target).
+    if (goal.reference_mhz > 0 && !m.clock.sample_mhz.empty())
+      progress.median_mhz = median(m.clock.sample_mhz);
     const auto judging_started = std::chrono::steady_clock::now();
     const std::vector<double> samples = judged(m);
     StopDecision d = rule->check(samples, progress);

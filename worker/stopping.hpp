@@ -101,7 +101,7 @@ double far_precision_target(double target, double band, double median_ns, double
 struct Progress {
   double measured_s = 0;  // the kept samples' sum (what max_time_s limits)
   double wall_s = 0;      // since the first timed sample (what min_time_s asks for)
-  double median_mhz = 0;  // the kept samples' median SM clock; 0 without clocks
+  double median_mhz = 0;  // the kept samples' median SM clock; 0 without clocks or reference
 };
 
 struct StopDecision {

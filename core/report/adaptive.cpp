@@ -56,6 +56,16 @@ std::string wants_block(const ShapeRow& row, bool confirm, double decisive_facto
   return "";
 }
 
+// Why an undecided comparison (`name`: its candidate, empty in a two-variant run) gets no block
+// although `left` are left: what futile_width expects of them, after blocks 0..done-1.
+std::string futile_reason(const std::string& name, const std::string& why, const ShapeRow& row,
+                          int done, int left, double width) {
+  return (name.empty() ? "" : name + ": ") + why + " after blocks 0.." + std::to_string(done - 1) +
+         ", interval " + fmt::interval(*row.ci) + "; after all " + std::to_string(left) +
+         " block(s) left still about +-" + fmt::percent(std::expm1(width), 2) +
+         ", too wide to lie within the band or beyond it";
+}
+
 // Every arm in effect under `b` with its valid result, in plan order; nothing when one has none.
 std::optional<std::vector<ArmOutcome>> arms_in_effect(
     const Plan& plan, const AdaptiveBlocks& b,
@@ -119,13 +129,8 @@ AdaptiveBlocks adaptive_blocks(const Plan& plan, const std::vector<ArmOutcome>& 
         const auto width = plan.schedule.futility && undecided(c.verdict)
                                ? futile_width(c, end - j, r.stats)
                                : std::nullopt;
-        if (!why.empty() && width) {
-          if (futile.empty())
-            futile = (name.empty() ? "" : name + ": ") + why + " after blocks 0.." +
-                     std::to_string(j - 1) + ", interval " + fmt::interval(*c.ci) + "; after all " +
-                     std::to_string(end - j) + " block(s) left still about +-" +
-                     fmt::percent(std::expm1(*width), 2) +
-                     ", too wide to lie within the band or beyond it";
+        if (width) {  // undecided, so `why` names it
+          if (futile.empty()) futile = futile_reason(name, why, c, j, end - j, *width);
           why.clear();
         }
         if (!why.empty()) {
