@@ -17,11 +17,19 @@ is the product's own, not a re-implementation.
   3. `abharness report` judges the run; the bench counts `same`, `ambiguous`, `unstable` and
      `faster`/`slower` per shape, and runs whose every shape is `same`.
 
+With --levels GAP,P,N the last N shapes of the grid are shapes whose processes fall at two
+levels (as some GEMMs and eager kernels do on the H200, docs/measurements.md): each arm reads the
+upper level, GAP above the lower, with probability P, besides its SIGMA; the other shapes are
+quiet. The lines then count the quiet and the two-level shapes apart. --report-flag passes a flag
+to `abharness report` (e.g. --prior-conflict-pooled), to compare a rule with another on the same
+draws.
+
 Prints one line per (SIGMA, K): the share of shapes `same`, of runs all `same`, false calls, and
 the median interval half-width. CPU only (no GPU needed: the statistics do not know the timer).
 
 usage: BIN=build/bin bench/arm_spread_verdicts.py [--sigmas 0.001,0.002,0.004] [--rounds 1,2,3]
        [--trials 20] [--shapes 14] [--band 0.01] [--work /tmp/arm_spread]
+       [--levels 0.02,0.3,4] [--report-flag --prior-conflict-pooled]
 """
 import argparse
 import json
@@ -75,16 +83,16 @@ def make_runs(args, abh):
     return runs
 
 
-def judge(abh, run, band):
+def judge(abh, run, band, flags):
     for f in os.listdir(run):
         if f.startswith("report."):
             os.remove(os.path.join(run, f))
-    p = subprocess.run([abh, "report", run, "--noise-band", str(band)], capture_output=True,
-                       text=True)
+    p = subprocess.run([abh, "report", run, "--noise-band", str(band)] + flags,
+                       capture_output=True, text=True)
     if not os.path.exists(os.path.join(run, "report.json")):
         sys.exit(f"arm_spread_verdicts: report refused {run}: {p.stderr[-2000:]}")
     rep = json.load(open(os.path.join(run, "report.json")))
-    return [(s["verdict"], s.get("ci")) for s in rep["shapes"]]
+    return [(s["verdict"], s.get("ci"), s["shape"]) for s in rep["shapes"]]
 
 
 def main():
@@ -97,7 +105,15 @@ def main():
     ap.add_argument("--within", type=float, default=0.004,
                     help="spread of an arm's samples (0.4 %%: its median to about +-0.1 %%)")
     ap.add_argument("--work", default="/tmp/arm_spread")
+    ap.add_argument("--levels", default="",
+                    help="GAP,P,N: the last N shapes read GAP higher with probability P per arm")
+    ap.add_argument("--report-flag", action="append", default=[],
+                    help="a flag for `abharness report` (repeatable)")
     args = ap.parse_args()
+    gap, p_up, n_two = (0.0, 0.0, 0)
+    if args.levels:
+        gap, p_up, n_two = (float(x) for x in args.levels.split(","))
+        n_two = int(n_two)
     args.rounds = [int(x) for x in args.rounds.split(",")]
     sigmas = [float(x) for x in args.sigmas.split(",")]
     abh = os.path.join(os.environ.get("BIN", os.path.join(ROOT, "build/bin")), "abharness")
@@ -105,14 +121,19 @@ def main():
     n = 101
     quantiles = [statistics.NormalDist().inv_cdf((i + 0.5) / n) for i in range(n)]
     random.seed(1)
+    two_level = {f"s{i:02d}" for i in range(args.shapes - n_two, args.shapes)}
     print(f"{args.shapes} A/A shapes, band {args.band:.2%}, arms' own spread {args.within:.2%}, "
-          f"{args.trials} trials per line")
+          f"{args.trials} trials per line" +
+          (f"; {n_two} shape(s) at two levels {gap:.2%} apart (upper: p {p_up})" if n_two else "") +
+          (f"; report {' '.join(args.report_flag)}" if args.report_flag else ""))
     print(f"{'sigma':>7} {'blocks':>6} {'same':>7} {'all same':>9} {'ambiguous':>9} {'unstable':>8} "
-          f"{'false':>6} {'median half-width':>18}")
+          f"{'false':>6} {'median half-width':>18}" +
+          (f" {'two-level: same':>15} {'false':>5}" if n_two else ""))
     for sigma in sigmas:
         for k, run in runs.items():
             counts = {"same": 0, "ambiguous": 0, "unstable": 0, "false": 0}
             all_same, widths, total = 0, [], 0
+            two = {"same": 0, "false": 0, "total": 0}
             for _ in range(args.trials):
                 trial = run + ".trial"
                 shutil.rmtree(trial, ignore_errors=True)
@@ -121,14 +142,21 @@ def main():
                     d = os.path.join(trial, "results", shape)
                     for f in sorted(os.listdir(d)):
                         if f.endswith(".json"):
-                            rewrite_samples(os.path.join(d, f), 20000 * math.exp(sigma * random.gauss(0, 1)),
-                                            quantiles, args.within)
-                verdicts = judge(abh, trial, args.band)
-                all_same += all(v == "same" for v, _ in verdicts)
-                failed = [v for v, _ in verdicts if v == "failed"]
+                            level = 20000 * math.exp(sigma * random.gauss(0, 1))
+                            if shape in two_level and random.random() < p_up:
+                                level *= 1 + gap
+                            rewrite_samples(os.path.join(d, f), level, quantiles, args.within)
+                verdicts = judge(abh, trial, args.band, args.report_flag)
+                all_same += all(v == "same" for v, _, _ in verdicts)
+                failed = [v for v, _, _ in verdicts if v == "failed"]
                 if failed:
                     sys.exit(f"arm_spread_verdicts: {len(failed)} shape(s) failed in {trial}")
-                for v, ci in verdicts:
+                for v, ci, shape in verdicts:
+                    if shape in two_level:
+                        two["total"] += 1
+                        two["same"] += v == "same"
+                        two["false"] += v in ("faster", "slower")
+                        continue
                     total += 1
                     key = "false" if v in ("faster", "slower") else v
                     counts[key] = counts.get(key, 0) + 1
@@ -136,7 +164,8 @@ def main():
                         widths.append((ci["hi"] - ci["lo"]) / 2)
             print(f"{sigma:7.2%} {k:6d} {counts['same'] / total:7.1%} {all_same / args.trials:9.1%} "
                   f"{counts['ambiguous'] / total:9.1%} {counts['unstable'] / total:8.1%} "
-                  f"{counts['false']:6d} {statistics.median(widths) if widths else float('nan'):18.4f}",
+                  f"{counts['false']:6d} {statistics.median(widths) if widths else float('nan'):18.4f}" +
+                  (f" {two['same'] / max(two['total'], 1):15.1%} {two['false']:5d}" if n_two else ""),
                   flush=True)
 
 
