@@ -31,6 +31,11 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
                "left out as disturbed, and the report names it (0: never)")
       ->capture_default_str();
   c.add_flag_callback(
+      "--prior-conflict-pooled", [&s] { s.prior_conflict_median = false; },
+      "test each shape for a conflict against the other shapes' pooled prior, as reports made "
+      "before did, not against the median of their estimates (several shapes that vary far "
+      "more than the rest can then hide one another)");
+  c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
   c.add_flag_callback(

@@ -79,6 +79,7 @@ json to_json(const StatsOptions& o) {
               {"clock_normalize", o.clock_normalize},
               {"decisive_factor", o.decisive_factor},
               {"prior_conflict_level", o.prior_conflict_level},
+              {"prior_conflict_median", o.prior_conflict_median},
               {"outlier_arm_sigmas", o.outlier_arm_sigmas},
               {"spread_ties", o.spread_ties}};
 }
@@ -93,6 +94,8 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
   o.decisive_factor = j.contains("decisive_factor") ? field<double>(j, "decisive_factor", w) : 0;
   o.prior_conflict_level =
       j.contains("prior_conflict_level") ? field<double>(j, "prior_conflict_level", w) : 0;
+  o.prior_conflict_median =
+      j.contains("prior_conflict_median") && field<bool>(j, "prior_conflict_median", w);
   o.outlier_arm_sigmas =
       j.contains("outlier_arm_sigmas") ? field<double>(j, "outlier_arm_sigmas", w) : 0;
   o.spread_ties = j.contains("spread_ties") && field<bool>(j, "spread_ties", w);

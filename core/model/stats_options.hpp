@@ -38,6 +38,11 @@ struct StatsOptions {
   // arms and left out of the others' priors (docs/statistics.md#variation-between-arms). 0: never,
   // as documents written before it read.
   double prior_conflict_level = 0.999;
+  // Each shape is tested for that conflict against the median of the other shapes' estimates, not
+  // their pooled prior (stats/arm_variation.hpp: robust_priors), so that several shapes whose arms
+  // vary far more than the rest cannot hide one another. Read as false (the pooled prior) from
+  // documents written before it.
+  bool prior_conflict_median = true;
   // An arm of a variant with three or more arms whose median lies beyond this many robust
   // standard deviations of the shape's arms, and beyond half the band, from its variant's other
   // arms is left out of the estimate as disturbed, and the report names it

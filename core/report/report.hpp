@@ -85,8 +85,9 @@ struct ShapeRow : ShapeEstimate {
   // Variation between whole arms (statistics.hpp), log scale: the shape's own estimate and the
   // one moderated with the run's other shapes that the interval used.
   std::optional<ArmVariation> own_variation, variation;
-  // The own estimate conflicted with the other shapes' prior (conflicts_with_prior): the interval
-  // rests on the shape's own arms, and the other shapes' priors leave it out.
+  // The own estimate conflicted with the other shapes' (robust_priors): the interval rests on the
+  // shape's own arms (and those of the run's other such shapes,
+  // StatsOptions::prior_conflict_median), and the other shapes' priors leave it out.
   bool prior_conflict = false;
   std::vector<std::string> throttled_arms;
   // Set when the shape was compared at one SM clock (StatsOptions::clock_normalize): the median of
@@ -262,11 +263,14 @@ struct Decisive {
   bool operator==(const Decisive&) const = default;
 };
 // Shapes whose arms varied far more than the run's other shapes' (ShapeRow::prior_conflict): each
-// judged on its own arms, and left out of the others' priors.
+// judged on its own arms (and those of the other such shapes), and left out of the others' priors.
 struct PriorConflict {
   int shapes = 0;
   std::string first_shape;
   double level = 0;
+  // Tested against the median of the other shapes (StatsOptions::prior_conflict_median): such
+  // shapes borrow from one another.
+  bool median = false;
   bool operator==(const PriorConflict&) const = default;
 };
 // `arms` arms of `shapes` shapes (the first named, with its median over its variant's median arm)

@@ -99,6 +99,7 @@ std::optional<note::Decisive> decisive(const Report& r) {
 std::optional<note::PriorConflict> prior_conflict(const Report& r) {
   note::PriorConflict n;
   n.level = r.stats.prior_conflict_level;
+  n.median = r.stats.prior_conflict_median;
   for (const auto& row : r.shapes) {
     if (!row.prior_conflict) continue;
     if (n.shapes++ == 0) n.first_shape = row.shape;

@@ -331,9 +331,10 @@ std::string note_text(const ReportNote& n) {
       return std::to_string(c.shapes) + " shape(s) (" + c.first_shape +
              (c.shapes > 1 ? ", ..." : "") +
              ") had arms that disagree far more than the other shapes' (an F test at " +
-             fmt::fixed(100 * c.level, 1) +
-             " %): each is judged on its own arms alone, and left out of the variation the "
-             "other shapes borrow (--prior-conflict; docs/statistics.md#variation-between-arms)";
+             fmt::fixed(100 * c.level, 1) + " %): each is judged on its own arms" +
+             (c.median ? " and those of the run's other such shapes" : " alone") +
+             ", and left out of the variation the other shapes borrow (--prior-conflict; "
+             "docs/statistics.md#variation-between-arms)";
     }
     std::string operator()(const note::OutlierArms& o) const {
       return std::to_string(o.arms) + " arm(s) of " + std::to_string(o.shapes) + " shape(s) (" +

@@ -1,6 +1,7 @@
 #include "stats/arm_variation.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <cmath>
 #include <numeric>
@@ -77,20 +78,59 @@ bool conflicts_with_prior(const ArmVariation& own, const ArmVariation& prior, do
   return own.variance > boost::math::quantile(f, level) * std::max(prior.variance, floor_variance);
 }
 
+namespace {
+
+// What a shape's estimate on d degrees of freedom reads, as a multiple of the variance it
+// estimates, at its median: chi2(d) / d at 0.5 (0.455 for one degree of freedom, 0.84 for four).
+double chi2_median_ratio(double df) {
+  return boost::math::quantile(boost::math::chi_squared_distribution<double>(df), 0.5) / df;
+}
+
+// For each shape, the median of every other shape's estimate, each divided by
+// chi2_median_ratio of its degrees of freedom (so that shapes that all vary alike give about
+// their common variance), with their summed degrees of freedom capped as a prior's are.
+std::vector<ArmVariation> median_references(const std::vector<std::optional<ArmVariation>>& own) {
+  std::vector<double> scaled(own.size(), -1);
+  double df = 0;
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (own[i] && own[i]->df > 0) {
+      scaled[i] = own[i]->variance / chi2_median_ratio(own[i]->df);
+      df += own[i]->df;
+    }
+  std::vector<ArmVariation> refs(own.size());
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    std::vector<double> others;
+    for (std::size_t j = 0; j < own.size(); ++j)
+      if (j != i && scaled[j] >= 0) others.push_back(scaled[j]);
+    if (others.empty()) continue;
+    const double others_df = df - (scaled[i] >= 0 ? own[i]->df : 0);
+    refs[i] = {median(std::move(others)), std::min(others_df, kPriorDfCap)};
+  }
+  return refs;
+}
+
+}  // namespace
+
 RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
-                           double floor_variance) {
+                           double floor_variance, bool median_reference) {
   RobustPriors r{leave_one_out_priors(own), std::vector<bool>(own.size(), false)};
+  const std::vector<ArmVariation> references = median_reference ? median_references(own) : r.priors;
   std::vector<std::optional<ArmVariation>> kept = own;
   bool any = false;
   for (std::size_t i = 0; i < own.size(); ++i)
-    if (own[i] && conflicts_with_prior(*own[i], r.priors[i], level, floor_variance)) {
+    if (own[i] && conflicts_with_prior(*own[i], references[i], level, floor_variance)) {
       r.conflict[i] = any = true;
       kept[i].reset();
     }
   if (!any) return r;
   r.priors = leave_one_out_priors(kept);
+  std::vector<std::optional<ArmVariation>> found(own.size());
+  if (median_reference)
+    for (std::size_t i = 0; i < own.size(); ++i)
+      if (r.conflict[i]) found[i] = own[i];
+  const std::vector<ArmVariation> among_found = leave_one_out_priors(found);
   for (std::size_t i = 0; i < own.size(); ++i)
-    if (r.conflict[i]) r.priors[i] = {};
+    if (r.conflict[i]) r.priors[i] = among_found[i];
   return r;
 }
 

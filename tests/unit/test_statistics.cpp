@@ -470,7 +470,7 @@ TEST_CASE("arm variation: a shape whose arms conflict with the prior is judged o
   std::vector<std::optional<ArmVariation>> own(5, ArmVariation{1e-6, 1});
   own.push_back(ArmVariation{7e-4, 4});
   own.push_back(std::nullopt);
-  const RobustPriors r = robust_priors(own, 0.999, 1e-6);
+  const RobustPriors r = robust_priors(own, 0.999, 1e-6, true);
   REQUIRE(r.priors.size() == own.size());
   for (std::size_t i = 0; i < 5; ++i) {
     CHECK_FALSE(r.conflict[i]);
@@ -485,7 +485,48 @@ TEST_CASE("arm variation: a shape whose arms conflict with the prior is judged o
   const std::vector<ArmVariation> plain = leave_one_out_priors(own);
   CHECK(plain[0].variance > 20 * r.priors[0].variance);
   // Level 0 is the plain leave-one-out prior.
-  CHECK(robust_priors(own, 0, 1e-6).priors == plain);
+  CHECK(robust_priors(own, 0, 1e-6, true).priors == plain);
+}
+
+TEST_CASE("arm variation: shapes that vary alike cannot hide one another from the test") {
+  // An H200 A/A of the bf16 reference grid, its shapes' own estimates at its end (4-10 df each):
+  // eleven quiet shapes, and five whose arms read at two levels.
+  std::vector<std::optional<ArmVariation>> own;
+  for (double v : {3.3e-7, 1.3e-7, 0.0, 0.0, 2.16e-6, 2.26e-6, 4.3e-7, 1.52e-6, 2e-8})
+    own.push_back(ArmVariation{v, 4});
+  for (double v : {3.58e-6, 1.69e-6}) own.push_back(ArmVariation{v, 7});
+  own.push_back(ArmVariation{1.245e-5, 4});   // m32_n19968: one arm 1 % fast
+  own.push_back(ArmVariation{1.1085e-4, 4});  // m512_n6656: 204.5-210.3 us
+  own.push_back(ArmVariation{1.308e-4, 7});   // m1_n19968: 66.4 and 68.2 us
+  own.push_back(ArmVariation{2.61e-5, 10});   // m8_n19968: 67.9 and 68.7 us
+  own.push_back(ArmVariation{4.66e-5, 4});    // m1024_n19968: one arm 2 % fast
+  // Against the pooled prior each is tested with the others in it, which widen it past what it
+  // could conflict with; every quiet shape borrows a prior of sd 0.4 % and more.
+  const RobustPriors pooled = robust_priors(own, 0.999, 1e-6, false);
+  for (std::size_t i = 11; i < 16; ++i) CHECK_FALSE(pooled.conflict[i]);
+  CHECK(pooled.priors[0].variance > 1.5e-5);
+  // Against the median of the others: the four far beyond it are found, and a quiet shape's
+  // prior is what the rest of the shapes give (the 1 % arm of m32 stays in: it may be one of them).
+  const RobustPriors r = robust_priors(own, 0.999, 1e-6, true);
+  for (std::size_t i = 0; i < 12; ++i) CHECK_FALSE(r.conflict[i]);
+  CHECK(r.priors[0].variance < 2.5e-6);
+  CHECK(r.priors[0].df == kPriorDfCap);
+  // The four found borrow from one another only: m512's prior pools the other three.
+  for (std::size_t i = 12; i < 16; ++i) CHECK(r.conflict[i]);
+  CHECK(r.priors[12].variance == doctest::Approx((7 * 1.308e-4 + 10 * 2.61e-5 + 4 * 4.66e-5) / 21));
+  CHECK(r.priors[12].df == kPriorDfCap);
+  // One found alone borrows nothing: its interval rests on its own arms.
+  own.resize(13);
+  const RobustPriors alone = robust_priors(own, 0.999, 1e-6, true);
+  CHECK(alone.conflict[12]);
+  CHECK(alone.priors[12] == ArmVariation{});
+  // Shapes that vary alike: none is found, and the priors are the pooled ones.
+  std::vector<std::optional<ArmVariation>> alike;
+  for (double chi2 : {0.1, 0.5, 1.0, 2.0, 4.0, 0.02, 0.7, 1.5})
+    alike.push_back(ArmVariation{chi2 * 1e-5, 1});
+  const RobustPriors same = robust_priors(alike, 0.999, 1e-6, true);
+  CHECK(std::none_of(same.conflict.begin(), same.conflict.end(), [](bool c) { return c; }));
+  CHECK(same.priors == leave_one_out_priors(alike));
 }
 
 TEST_CASE("arm variation: a disturbed arm among agreeing arms of its variant is left out") {
