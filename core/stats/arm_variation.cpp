@@ -5,6 +5,7 @@
 #include <boost/math/distributions/fisher_f.hpp>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "stats/statistics.hpp"
 
@@ -86,25 +87,38 @@ double chi2_median_ratio(double df) {
   return boost::math::quantile(boost::math::chi_squared_distribution<double>(df), 0.5) / df;
 }
 
+// The median of `sorted` without its element at `skip` (none when skip is past its end).
+double median_without(const std::vector<double>& sorted, std::size_t skip) {
+  const std::size_t n = sorted.size() - (skip < sorted.size() ? 1 : 0);
+  auto at = [&](std::size_t k) { return sorted[k < skip ? k : k + 1]; };
+  return n % 2 ? at(n / 2) : 0.5 * (at(n / 2 - 1) + at(n / 2));
+}
+
 // For each shape, the median of every other shape's estimate, each divided by
 // chi2_median_ratio of its degrees of freedom (so that shapes that all vary alike give about
-// their common variance), with their summed degrees of freedom capped as a prior's are.
+// their common variance), with their summed degrees of freedom capped as a prior's are. One sort:
+// a report judges every shape of a grid, and the adaptive rule a report per step.
 std::vector<ArmVariation> median_references(const std::vector<std::optional<ArmVariation>>& own) {
-  std::vector<double> scaled(own.size(), -1);
+  std::vector<std::pair<double, std::size_t>> scaled;  // (estimate / ratio, shape)
   double df = 0;
   for (std::size_t i = 0; i < own.size(); ++i)
     if (own[i] && own[i]->df > 0) {
-      scaled[i] = own[i]->variance / chi2_median_ratio(own[i]->df);
+      scaled.push_back({own[i]->variance / chi2_median_ratio(own[i]->df), i});
       df += own[i]->df;
     }
+  std::sort(scaled.begin(), scaled.end());
+  std::vector<double> sorted(scaled.size());
+  std::vector<std::size_t> rank(own.size(), scaled.size());  // past the end: not among them
+  for (std::size_t k = 0; k < scaled.size(); ++k) {
+    sorted[k] = scaled[k].first;
+    rank[scaled[k].second] = k;
+  }
   std::vector<ArmVariation> refs(own.size());
   for (std::size_t i = 0; i < own.size(); ++i) {
-    std::vector<double> others;
-    for (std::size_t j = 0; j < own.size(); ++j)
-      if (j != i && scaled[j] >= 0) others.push_back(scaled[j]);
-    if (others.empty()) continue;
-    const double others_df = df - (scaled[i] >= 0 ? own[i]->df : 0);
-    refs[i] = {median(std::move(others)), std::min(others_df, kPriorDfCap)};
+    const bool counted = rank[i] < sorted.size();
+    if (sorted.size() - (counted ? 1 : 0) == 0) continue;
+    refs[i] = {median_without(sorted, rank[i]),
+               std::min(df - (counted ? own[i]->df : 0), kPriorDfCap)};
   }
   return refs;
 }
@@ -124,6 +138,8 @@ RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, 
     }
   if (!any) return r;
   r.priors = leave_one_out_priors(kept);
+  // Against the median reference the shapes found borrow from one another; against the pooled
+  // prior, `found` stays empty and they borrow nothing.
   std::vector<std::optional<ArmVariation>> found(own.size());
   if (median_reference)
     for (std::size_t i = 0; i < own.size(); ++i)
