@@ -26,6 +26,9 @@ struct BaselineReference {
 // of an identical arm, which would have looked like a change beyond a 1 % band.
 double judged_median(const Measurement& m);
 
+// The reference that `baseline_arms` (the shape's baseline arms written so far) give.
+BaselineReference reference_from(const std::vector<const Measurement*>& baseline_arms);
+
 // The baseline results of `task`'s shape in `run` (same run nonce, same timer), none for a
 // baseline arm. Regular files only: read_result follows no links.
 BaselineReference baseline_reference(const Plan& plan, const Task& task, const RunDirFs& run,

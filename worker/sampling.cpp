@@ -15,18 +15,6 @@
 namespace abh::worker {
 namespace {
 
-// What the stopping rule judges, as the report will compare it: the samples with their ties at
-// the timer's tick spread (tick_ties.hpp: a median between two ticks settles instead of
-// flipping), and with clocked samples, moved to their median clock along the arm's own
-// time-clock line (statistics.hpp), so that the spread the power controller adds by moving the
-// clock is not mistaken for noise.
-std::vector<double> judged(const Measurement& m) {
-  std::vector<double> untied = spread_ties(m.samples_ns, m.clock.timer_resolution_ns);
-  if (m.clock.sample_mhz.empty()) return untied;
-  return clock_adjusted(untied, m.clock.sample_mhz, clock_slope(m.samples_ns, m.clock.sample_mhz),
-                        median(m.clock.sample_mhz));
-}
-
 std::string sampling_secs(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f s", s);
@@ -116,6 +104,13 @@ bool recover_clock(const ArmWork& w, const MeasureSettings& s, const ClockGuard&
 }
 
 }  // namespace
+
+std::vector<double> judged_samples(const Measurement& m) {
+  std::vector<double> untied = spread_ties(m.samples_ns, m.clock.timer_resolution_ns);
+  if (m.clock.sample_mhz.empty()) return untied;
+  return clock_adjusted(untied, m.clock.sample_mhz, clock_slope(m.samples_ns, m.clock.sample_mhz),
+                        median(m.clock.sample_mhz));
+}
 
 long samples_before_check(long n, const MeasureSettings& s, long wanted, double least_fraction) {
   long step = std::max(1L, n / 4);
@@ -220,7 +215,7 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
       due -= static_cast<long>(got.size());
     } while (due > 0 && !discarded && !limit_reached());
     if (discarded && recover_clock(w, s, guard, m)) {
-      m.stop = stop_evidence(*rule, StopCause::clock_floor, judged(m), goal);
+      m.stop = stop_evidence(*rule, StopCause::clock_floor, judged_samples(m), goal);
       break;
     }
     // Judge: every sample kept, as the report will compare them.
@@ -229,7 +224,7 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
     if (goal.reference_mhz > 0 && !m.clock.sample_mhz.empty())
       progress.median_mhz = median(m.clock.sample_mhz);
     const auto judging_started = std::chrono::steady_clock::now();
-    const std::vector<double> samples = judged(m);
+    const std::vector<double> samples = judged_samples(m);
     StopDecision d = rule->check(samples, progress);
     const double judging_s = seconds_since(judging_started);
     ++effort.checks;
@@ -246,7 +241,7 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
   }
   clock.rejected = guard.rejected();
   m.measured_time_s = progress.measured_s;
-  m.noise = robust_noise(judged(m));
+  m.noise = robust_noise(judged_samples(m));
   m.kernel_names = w.timer.kernel_names();
   return effort;
 }

@@ -53,6 +53,13 @@ struct ArmWork {
 // and 0.05 s of a 2 us kernel's time is 25 000 samples, each paying its flush and synchronisation.
 void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m);
 
+// What the stopping rule judges, as the report will compare it: the samples with their ties at
+// the timer's tick spread (tick_ties.hpp: a median between two ticks settles instead of
+// flipping), and with clocked samples, moved to their median clock along the arm's own
+// time-clock line (statistics.hpp), so that the spread the power controller adds by moving the
+// clock is not mistaken for noise.
+std::vector<double> judged_samples(const Measurement& m);
+
 // The samples to take before the stopping rule is asked again, with `n` samples kept and the rule
 // expecting to need `wanted` in all (0: it cannot tell): up to min_samples at once (no rule stops
 // before them), then a quarter of what there is, so that checks come at a geometric pace; no more

@@ -125,20 +125,20 @@ class Precision final : public StoppingRule {
     std::snprintf(b, sizeof b, "%g%%", 100 * g_.confidence);
     return b;
   }
-  // Stops when the interval narrowed by kSlowNarrowing or less per doubling of the samples over
+  // Stops when the interval narrowed by slow_narrowing or less per doubling of the samples over
   // the last fourfold, and at that rate the target lies beyond the arm's sample or time limit.
   std::optional<StopDecision> out_of_reach(int n, const MedianInterval& ci,
                                            const Progress& p) const {
     if ((ci.hi - ci.lo) / 2 <= g_.resolution_ns) return std::nullopt;  // ties at the tick
     const auto* before = history_.before(n, 4);
     // A point interval then (ties) says nothing of a rate.
-    if (!before || before->first < kNarrowingFrom || !(before->second > 0)) return std::nullopt;
+    if (!before || before->first < g_.narrowing_from || !(before->second > 0)) return std::nullopt;
     const double h = ci.half_width();
     const double per_doubling =
         std::pow(h / before->second, 1 / std::log2(static_cast<double>(n) / before->first));
     // Narrowing, slowly. An interval that widened belongs to samples that moved during the arm
     // (a loaded CPU's arms settle again): left to the limits, as before.
-    if (!(per_doubling > kSlowNarrowing && per_doubling < 1)) return std::nullopt;
+    if (!(per_doubling > g_.slow_narrowing && per_doubling < 1)) return std::nullopt;
     const double doublings = std::log(target_ / h) / std::log(per_doubling);
     const double needed = n * std::exp2(doublings);
     if (needed <= s_.max_samples && p.measured_s * needed / n <= s_.max_time_s) return std::nullopt;

@@ -37,6 +37,19 @@
 
 namespace abh::worker {
 
+// The precision rule gives up on its target when the median's interval narrows far more slowly
+// than 1/sqrt(n), 0.71 per doubling of the samples: at most kSlowNarrowing per doubling over the
+// last fourfold (from kNarrowingFrom samples on), with the target out of reach within the arm's
+// limits at that rate. On the H200 the m=1 reference GEMM rotates 8 buffer sets whose medians
+// differ by up to 15 % (62-72 us): the arm's median sits between modes, and such arms ran to the
+// 100,000-sample cap (10 s each) with their median still at +-1.2 %, a precision that the
+// spread between whole processes of that shape (3 %) swamps anyway. Ties at
+// the timer's tick (an interval one tick wide that collapses to a point later), a point interval
+// fourfold before, and an interval that widened (samples that moved during the arm: a loaded
+// CPU's once went from a point to +-6.3 %) are not slow narrowing and are left to the limits.
+inline constexpr double kSlowNarrowing = 0.84;
+inline constexpr int kNarrowingFrom = 256;
+
 // What the comparison must resolve: the statistics options the run decides with (the plan's
 // schedule.decision).
 struct StoppingGoal {
@@ -52,20 +65,11 @@ struct StoppingGoal {
   // baseline arm), and of their median SM clocks (0: unknown). See far_precision_target.
   double reference_ns = 0;
   double reference_mhz = 0;
+  // The slow-narrowing test's limits: the constants above in every arm; fields so that
+  // bench/replay_stopping can try others on the samples of recorded arms.
+  double slow_narrowing = kSlowNarrowing;
+  int narrowing_from = kNarrowingFrom;
 };
-
-// The precision rule gives up on its target when the median's interval narrows far more slowly
-// than 1/sqrt(n), 0.71 per doubling of the samples: at most kSlowNarrowing per doubling over the
-// last fourfold (from kNarrowingFrom samples on), with the target out of reach within the arm's
-// limits at that rate. On the H200 the m=1 reference GEMM rotates 8 buffer sets whose medians
-// differ by up to 15 % (62-72 us): the arm's median sits between modes, and such arms ran to the
-// 100,000-sample cap (10 s each) with their median still at +-1.2 %, a precision that the
-// spread between whole processes of that shape (3 %) swamps anyway. Ties at
-// the timer's tick (an interval one tick wide that collapses to a point later), a point interval
-// fourfold before, and an interval that widened (samples that moved during the arm: a loaded
-// CPU's once went from a point to +-6.3 %) are not slow narrowing and are left to the limits.
-inline constexpr double kSlowNarrowing = 0.84;
-inline constexpr int kNarrowingFrom = 256;
 
 // A warm-up arm warms the machine and the plugin for the arms after it; its samples are thrown
 // away, so it need not reach the rule's precision. Uncapped, the first warm-up of the

@@ -93,6 +93,26 @@ check runs/default 0.02
 grep -qE "<= 2% target( \(.*\))? after" runs/default/report.md || fail "report.md lacks the stop reasons"
 pass "A/A arms stop on precision far below the cap, with their evidence"
 
+# The offline replay of the rule (bench/replay_stopping.cpp) reads these arms as the worker wrote
+# them and replays the same rule on their samples: every arm, never longer than recorded, and both
+# readings' verdicts for each shape.
+replay="$ABH_BIN/../bench/abh_replay_stopping"
+[ -x "$replay" ] || fail "bench/abh_replay_stopping was not built beside the binaries"
+expect_rc 0 "$replay" --arms runs/default
+python3 - "$T/last.out" <<'PY' || fail "the replay's output is not what it should be (above)"
+import re, sys
+out = open(sys.argv[1]).read()
+print(out)
+arms = re.findall(r"^  (m\d+_n\d+_k\d+) +(A1|A2|B) +(\d+) -> +(\d+) samples", out, re.M)
+assert len(arms) == 6, arms
+assert all(int(k) <= int(n) for _, _, n, k in arms), arms
+for shape in ("m8_n8_k8", "m12_n12_k12"):
+    assert len(re.findall(rf"^    {shape} +recorded \w+", out, re.M)) == 2, shape
+assert re.search(r"verdicts that differ: \d+ \(first blocks\), \d+ \(every block\)", out)
+PY
+expect_rc 2 "$replay" --narrowing-from
+pass "the rule replays offline on the recorded arms"
+
 # The target follows --median-precision over the band; the band reaches the worker from the plan.
 # 1.5% is neither the default target (0.1%) nor a tenth of the band given (0.5%), and loose enough
 # that a loaded machine meets it (above: +-0.58 % at the cap).
