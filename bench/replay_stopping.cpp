@@ -175,13 +175,21 @@ int print_verdicts(const Plan& plan, const std::vector<Arm>& arms, int blocks,
       build_report(plan, outcomes(plan, arms, true, blocks), plan.schedule.decision, "replay");
   std::printf("  %s\n", title.c_str());
   int differ = 0;
+  std::vector<double> rec_widths, rep_widths;
   for (std::size_t i = 0; i < rec.shapes.size() && i < rep.shapes.size(); ++i) {
     const bool same = rec.shapes[i].verdict == rep.shapes[i].verdict;
     differ += !same;
     std::printf("    %-28s recorded %-38s replayed %s%s\n", rec.shapes[i].shape.c_str(),
                 interval_text(rec.shapes[i]).c_str(), interval_text(rep.shapes[i]).c_str(),
                 same ? "" : "  <- differs");
+    if (rec.shapes[i].ci && rep.shapes[i].ci) {
+      rec_widths.push_back((rec.shapes[i].ci->hi - rec.shapes[i].ci->lo) / 2);
+      rep_widths.push_back((rep.shapes[i].ci->hi - rep.shapes[i].ci->lo) / 2);
+    }
   }
+  if (!rec_widths.empty())
+    std::printf("    intervals' half-width, median over shapes: recorded %.3f%%, replayed %.3f%%\n",
+                100 * median(rec_widths), 100 * median(rep_widths));
   return differ;
 }
 
