@@ -106,7 +106,7 @@ ProbeVerdicts probe_verdicts(const fs::path& run_dir, const BisectSpec& spec, co
   const Plan plan = load_plan(run_dir);
   const Validation v = validate_run(run_dir, plan, adaptive_blocks);
   if (!v.problems.empty()) {
-    print_problems(v);
+    print_problems(v, run_dir);
     throw Unreplayable("bisect: probe " + run_dir.string() + " failed provenance validation",
                        exit_code::kProvenance);
   }
@@ -206,7 +206,7 @@ class Bisection {
       const Plan plan = load_plan(run);
       const Validation v = validate_run(run, plan, adaptive_blocks);
       if (!v.problems.empty()) {
-        print_problems(v);
+        print_problems(v, run);
         throw Unreplayable("bisect: probe " + run.string() + " failed provenance validation",
                            exit_code::kProvenance);
       }

@@ -45,7 +45,7 @@ std::optional<Report> verified_report(const fs::path& dir, const Plan& plan,
   if (!v.problems.empty()) {
     std::cerr << "abharness: compare: run " << dir.string() << " (" << plan.run_id
               << ") is refused:\n";
-    print_problems(v);
+    print_problems(v, dir);
     return std::nullopt;
   }
   if (!v.complete())

@@ -34,7 +34,7 @@ int run_export(const ExportFlags& f) {
   if (!v.problems.empty()) {
     std::cerr << "abharness: export: run " << f.run << " (" << plan.run_id
               << ") failed provenance validation; nothing is exported:\n";
-    print_problems(v);
+    print_problems(v, f.run);
     return exit_code::kProvenance;
   }
   const Report report = build_report(plan, v.outcomes, f.stats, v.result_set_digest);

@@ -78,7 +78,7 @@ int run_history(const HistoryFlags& f) {
     if (!v.problems.empty()) {
       std::cerr << "abharness: history: run " << dir << " (" << plans[i].run_id
                 << ") is refused:\n";
-      print_problems(v);
+      print_problems(v, dir);
       ++refused;
       continue;
     }

@@ -62,7 +62,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
       RunDirFs(run_dir).remove(rel);
     }
   if (!before.problems.empty()) {
-    print_problems(before);
+    print_problems(before, run_dir_in);
     return exit_code::kProvenance;
   }
   auto done = valid_results(before);

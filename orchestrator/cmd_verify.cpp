@@ -26,7 +26,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     Plan plan = load_plan(*dir);
     Validation v = validate_run(*dir, plan, adaptive_blocks);
     if (!v.problems.empty()) {
-      print_problems(v);
+      print_problems(v, *dir);
       exit_code = exit_code::kProvenance;
       return;
     }

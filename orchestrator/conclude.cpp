@@ -27,10 +27,12 @@ bool use_color(const std::string& flag, bool tty, const char* no_color) {
   return flag == "auto" && tty && !(no_color && *no_color);
 }
 
-void print_problems(const Validation& v) {
+void print_problems(const Validation& v, const fs::path& run_dir) {
   std::cerr << "abharness: provenance validation FAILED (" << v.problems.size()
             << " problem(s)); no report is produced from this run:\n";
   for (const auto& p : v.problems) std::cerr << "  " << p.describe() << "\n";
+  for (const std::string& hint : repair_hints(v, quote(run_dir.string())))
+    std::cerr << "what to do: " << hint << "\n";
 }
 
 namespace {
@@ -180,7 +182,7 @@ int conclude_variants(const fs::path& run_dir, const Plan& plan, const Validatio
 int conclude(const fs::path& run_dir, const Plan& plan, const Validation& v,
              const ReportFlags& flags) {
   if (!v.problems.empty()) {
-    print_problems(v);
+    print_problems(v, run_dir);
     return exit_code::kProvenance;
   }
   validate(flags.stats);

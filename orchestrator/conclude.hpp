@@ -34,7 +34,9 @@ struct NamedGate {
 int gate_exit_code(const std::vector<NamedGate>& gates, const Validation& v,
                    const std::filesystem::path& run_dir, const ReportFlags& flags);
 
-void print_problems(const Validation& v);
+// The problems of a validation that failed, then what to do about them (repair_hints), naming
+// `run_dir` in the commands it suggests.
+void print_problems(const Validation& v, const std::filesystem::path& run_dir);
 
 // Whether the terminal report is coloured: --color always, or auto on a terminal unless NO_COLOR
 // is set to anything non-empty (https://no-color.org).

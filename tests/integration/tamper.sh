@@ -44,6 +44,17 @@ expect_rc 0 "$ABH" report "$T/c" --quiet
 fresh
 edit_json "$T/c/results/$S2/B.json" 'j["measurement"]["samples_ns"][0] *= 0.5'
 refused edit-sample "results/$S2/B.json" payload-digest payload_sha256
+# The refusal says what to do; resume refuses the same way, and doing what it says (the file moved
+# out of the run, kept) has resume measure that arm again into a run that verifies.
+grep -q "what to do: 1 result file(s) above fail their checks .*move them out of the run directory" \
+  "$T/last.err" || fail "edit-sample: no repair hint: $(cat "$T/last.err")"
+expect_rc 3 "$ABH" resume "$T/c" --quiet
+grep -q "what to do: 1 result file(s) above" "$T/last.err" || fail "resume: no repair hint: $(cat "$T/last.err")"
+mkdir -p "$T/kept" && mv "$T/c/results/$S2/B.json" "$T/kept/"
+expect_rc 0 "$ABH" resume "$T/c" --quiet
+expect_rc 0 "$ABH" verify "$T/c"
+grep -q "verified 6 of 6" "$T/last.out" || fail "after the repair: $(cat "$T/last.out")"
+pass "a result that fails its checks: the refusal says how to measure its arm again, and that works"
 
 # payload-digest: the digest itself altered; and a digest of the wrong JSON type.
 fresh
@@ -202,6 +213,16 @@ for cmd in verify report; do
   grep -qF "is planned twice" "$T/last.err" || fail "duplicate-task (forged digest): $(cat "$T/last.err")"
 done
 pass "duplicate-task with a forged plan digest -> refused by the plan's reader"
+
+# The same plan written out again (same content, other bytes): every result names the plan file
+# it was measured under, so each is refused, and what to do is to restore the run's own plan.
+fresh
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); json.dump(p, open(sys.argv[1], "w"), indent=4)' "$T/c/plan.json"
+refused plan-rewritten "results/$S1/A1.json" plan-digest plan_sha256
+grep -q "what to do: plan.json is not the plan this run's results were measured under" "$T/last.err" ||
+  fail "plan-rewritten: no repair hint: $(cat "$T/last.err")"
+! grep -q "move them out of the run directory" "$T/last.err" ||
+  fail "plan-rewritten: told to measure every arm again: $(cat "$T/last.err")"
 
 # An interrupted write (hidden temp file) is not a problem for verify, and resume removes it.
 fresh

@@ -134,7 +134,25 @@ craft "$T/c" $S1 A1=100 B1=100 A2=100
 craft "$T/c" $S2 A3=100 B2=50 A4=100
 expect_rc 3 "$ABH" verify "$T/c"
 grep -q "results/$S1/A3.json: unrequired-block" "$T/last.err" || fail "unrequired block not refused: $(cat "$T/last.err")"
-pass "--until-decided: planned up front, resumed, verified exactly"
+grep -q "what to do: .*abharness resume '$T/c'. sets them aside" "$T/last.err" ||
+  fail "no repair hint for unrequired blocks: $(cat "$T/last.err")"
+# Such results arise when an arm whose result was lost is measured again and the rule, judging the
+# new result, no longer calls for blocks measured under its earlier decision. S2's block-1 arm A4
+# is lost: the rule waits on it (S1's block 1 is kept, not judged), resume measures A4, and then
+# sets S1's block 1 aside, moved and not deleted, instead of leaving a run that verify refuses.
+rm "$T/c/results/$S2/A4.json"
+expect_rc 4 "$ABH" verify "$T/c"
+expect_rc 0 "$ABH" resume "$T/c" --quiet
+for a in A3 B2 A4; do
+  [ -f "$T/c/set_aside/unrequired/$S1/$a.json" ] && [ ! -e "$T/c/results/$S1/$a.json" ] ||
+    fail "resume did not set $S1/$a aside: $(cat "$T/last.err")"
+done
+grep -q "until decided: set aside results/$S1/A3.json (now set_aside/unrequired/$S1/A3.json)" "$T/last.err" ||
+  fail "resume did not say what it set aside: $(cat "$T/last.err")"
+[ -f "$T/c/results/$S2/A4.json" ] || fail "resume did not measure the lost arm again"
+expect_rc 0 "$ABH" verify "$T/c"
+grep -q "verified 9 of 9" "$T/last.out" || fail "after the set-aside: $(cat "$T/last.out")"
+pass "--until-decided: planned up front, resumed, verified exactly; blocks no longer called for are set aside"
 
 # --- Confirmation: one disturbed candidate arm cannot fail the gate. An A/A run whose only B arm
 # came out 20 % slower is slower on that arm; the rule gives it a second block, whose B arm agrees

@@ -642,3 +642,38 @@ TEST_CASE("provenance: an unreadable node record is a problem, not a silent skip
   CHECK(problems_of(v) == doctest::Contains("launcher/nodes: lane-record"));
   CHECK_FALSE(v.complete());
 }
+
+TEST_CASE("provenance: what to do about a refused run says so by the kind of problem") {
+  Validation v;
+  CHECK(repair_hints(v, "'r'").empty());
+  v.problems.push_back({"payload-digest", "results/s/B.json", "payload_sha256", "a", "b"});
+  v.problems.push_back({"invocation", "results/s/B.json", "invocation.arm", "B", "A1"});
+  v.problems.push_back({"payload-digest", "results/t/A1.json", "payload_sha256", "a", "b"});
+  std::vector<std::string> h = repair_hints(v, "'r'");
+  REQUIRE(h.size() == 1);
+  CHECK(h[0].starts_with("2 result file(s) above fail their checks"));
+  CHECK(h[0].find("`abharness resume 'r'`") != std::string::npos);
+
+  v.problems.push_back({kUnrequiredBlock, "results/s/A3.json", "invocation.round", "x", "y"});
+  v.problems.push_back(
+      {"plugin-file", "variants/baseline/p.so", "variants[0].plugin_sha256", "a", "b"});
+  h = repair_hints(v, "'r'");
+  REQUIRE(h.size() == 3);
+  CHECK(h[0].starts_with("a built plugin under variants/"));
+  CHECK(h[2].find("sets them aside under set_aside/unrequired/") != std::string::npos);
+
+  // Every result naming another plan, none valid: the plan changed, and that is all it says.
+  Validation p;
+  for (const char* f : {"results/s/A1.json", "results/s/B.json", "results/s/A2.json"})
+    p.problems.push_back({"plan-digest", f, "plan_sha256", "x", "y"});
+  p.outcomes.resize(3);
+  h = repair_hints(p, "'r'");
+  REQUIRE(h.size() == 1);
+  CHECK(h[0].starts_with("plan.json is not the plan"));
+  // One result of another run among valid ones: that result, not the plan.
+  p.problems.resize(1);
+  p.outcomes[1].result = ArmResult{};
+  h = repair_hints(p, "'r'");
+  REQUIRE(h.size() == 1);
+  CHECK(h[0].starts_with("1 result file(s) above"));
+}
