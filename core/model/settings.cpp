@@ -57,13 +57,26 @@ void validate(const MeasureSettings& s) {
   if (s.warmup_iterations < 0) bad("--warmup must be >= 0");
   if (s.min_samples < 1) bad("--min-samples must be >= 1");
   if (s.max_samples < s.min_samples) bad("--max-samples must be >= --min-samples");
-  if (s.min_time_s < 0) bad("--min-time must be >= 0 seconds");
+  if (s.max_samples > kMaxSamplesLimit)
+    bad("--max-samples " + std::to_string(s.max_samples) + " is more than " +
+        std::to_string(kMaxSamplesLimit) +
+        ", the most samples a result file holds within the 64 MiB its reader accepts");
+  // Finite, and within what a plan holds: JSON has no infinity or NaN (a plan holding null for
+  // one could never be read back), and the worker's clock counts no further.
+  auto seconds_ok = [](double x, double least) { return x >= least && x <= kMaxSettingSeconds; };
+  if (!seconds_ok(s.min_time_s, 0))
+    bad("--min-time must be between 0 and " +
+        std::to_string(static_cast<long>(kMaxSettingSeconds)) + " seconds");
   if (!(s.median_precision >= 0 && s.median_precision < 1))
     bad("--median-precision must be in [0, 1): the target relative half-width of each arm's "
         "median interval as a fraction, e.g. 0.001 for 0.1 % (0: a tenth of --noise-band)");
   if (!(s.max_noise > 0 && s.max_noise < 1)) bad("--max-noise must be in (0, 1), e.g. 0.005");
-  if (!(s.max_time_s > 0)) bad("--max-time must be > 0 seconds");
-  if (!(s.arm_timeout_s > 0)) bad("--arm-timeout must be > 0 seconds");
+  if (!(s.max_time_s > 0 && seconds_ok(s.max_time_s, 0)))
+    bad("--max-time must be > 0 and at most " +
+        std::to_string(static_cast<long>(kMaxSettingSeconds)) + " seconds");
+  if (!(s.arm_timeout_s > 0 && seconds_ok(s.arm_timeout_s, 0)))
+    bad("--arm-timeout must be > 0 and at most " +
+        std::to_string(static_cast<long>(kMaxSettingSeconds)) + " seconds");
   if (s.tactic.empty()) bad("--tactic must not be empty (use auto)");
   if (!(s.clock_floor >= 0 && s.clock_floor < 1))
     bad("--clock-floor must be in [0, 1): a fraction of the GPU's peak SM clock, e.g. 0.97 (0: "

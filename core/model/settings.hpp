@@ -11,6 +11,13 @@ namespace abh {
 // The tactic setting that measures a plugin's first tactic, untuned (MeasureSettings::tactic).
 inline constexpr const char* kDefaultTactic = "default";
 
+// The longest a time setting may be (one day): a plan holds finite numbers only.
+inline constexpr double kMaxSettingSeconds = 86400;
+// The most samples an arm may keep: a result file holds each with its clock reading, up to about
+// 30 bytes a sample on a GPU (13 on the CPU), and its reader accepts 64 MiB (a 20,000,000-sample
+// CPU arm wrote 260 MB that no command could read back).
+inline constexpr int kMaxSamplesLimit = 1000000;
+
 struct MeasureSettings {
   std::string timer = "auto";  // auto | cupti | events | steady (auto: cupti on GPU, steady on CPU)
   std::string stopping = "precision";  // precision | stdrel | fixed (see worker/stopping.hpp)

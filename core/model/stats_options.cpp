@@ -1,5 +1,7 @@
 #include "model/stats_options.hpp"
 
+#include <cmath>
+
 #include "system/error.hpp"
 
 #include <cstdio>
@@ -27,8 +29,9 @@ bool band_in_range(double v) {
   return v >= 0 && v < 0.5;
 }
 
+// A number a plan can hold: JSON has no infinity, and a plan that said null could not be read.
 bool decisive_in_range(double v) {
-  return v == 0 || v >= 1.1;
+  return v == 0 || (v >= 1.1 && std::isfinite(v));
 }
 
 bool conflict_level_in_range(double v) {

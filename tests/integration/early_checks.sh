@@ -57,6 +57,17 @@ says "--confidence: '95' is a fraction above 1; if a percentage was meant, write
 # With --until-decided the band would be written into the plan as the adaptive rule's.
 refused_early "noise band with --until-decided" "${args[@]}" --noise-band 0.7 --until-decided 2
 says "--noise-band 0.7 is out of range"
+# Numbers a plan cannot hold (JSON has no infinity or NaN): once written as null, no command
+# could read the plan back, and every arm failed.
+for o in "--max-time inf" "--max-time 1e999" "--min-time nan" "--min-time inf" "--arm-timeout inf"; do
+  refused_early "$o" --repo repo --quiet "${ab[@]}" --grid grid.json $o
+  says "${o% *} must be"
+done
+refused_early "--decisive-factor inf" "${args[@]}" --decisive-factor inf
+says "--decisive-factor inf is out of range"
+# More samples than a result file can hold within what its reader accepts.
+refused_early "--max-samples 20000000" "${args[@]}" --max-samples 20000000
+says "--max-samples 20000000 is more than 1000000"
 refused_early "--cpus empty" "${args[@]}" --cpus ""
 says '--cpus "": give it a value, or leave --cpus out'
 pass "statistics options and an empty --cpus are refused before anything is built"
