@@ -2,6 +2,8 @@
 // that holds a comma, a quote or a line break is quoted with its quotes doubled. Numbers are
 // written in full precision (shortest round-trip form); an absent value is an empty field.
 #include <array>
+#include <cstdlib>
+#include <string_view>
 
 #include "report/report_render.hpp"
 #include "system/text.hpp"
@@ -20,7 +22,38 @@ using fmt::csv_number;
 
 namespace fmt {
 
-std::string csv_field(const std::string& s) {
+namespace {
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+// What a spreadsheet shows of a text field: hidden characters replaced, a formula defused.
+std::string neutral(const std::string& s) {
+  std::string out;
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos &&
+      !is_number(s))
+    out += '\'';
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const std::size_t n = c == '\n' || c == '\r' || c == '\t' ? 0 : hidden_control_at(s, i);
+    if (n) {
+      out += '?';
+      i += n - 1;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& raw) {
+  const std::string s = neutral(raw);
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {

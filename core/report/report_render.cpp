@@ -225,19 +225,38 @@ const char* verdict_colour(Verdict v) {
   return "";
 }
 
+std::size_t hidden_control_at(const std::string& s, std::size_t i) {
+  const auto b = [&](std::size_t k) {
+    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u;
+  };
+  const unsigned c = b(0);
+  if (c < 0x20 || c == 0x7f) return 1;
+  if (c == 0xc2 && b(1) >= 0x80 && b(1) <= 0x9f) return 2;  // C1 controls, U+0080-U+009F
+  if (c == 0xd8 && b(1) == 0x9c) return 2;                  // U+061C arabic letter mark
+  if (c == 0xe2 && b(1) == 0x80 &&
+      ((b(2) >= 0x8e && b(2) <= 0x8f) || (b(2) >= 0xaa && b(2) <= 0xae)))
+    return 3;  // U+200E/F marks, U+202A-U+202E embeddings and overrides
+  if (c == 0xe2 && b(1) == 0x81 && b(2) >= 0xa6 && b(2) <= 0xa9)
+    return 3;  // U+2066-U+2069 isolates
+  if (c == 0xef && b(1) == 0xbf && (b(2) == 0xbe || b(2) == 0xbf)) return 3;  // U+FFFE, U+FFFF
+  return 0;
+}
+
 std::string one_line(const std::string& s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;  // CRLF is one break
-    if (c == '\n' || c == '\r')
+    if (c == '\n' || c == '\r') {
       out += " / ";
-    else if (c == '\t')
+    } else if (c == '\t') {
       out += ' ';
-    else if (c < 0x20 || c == 0x7f)
+    } else if (const std::size_t n = hidden_control_at(s, i)) {
       out += '?';
-    else
+      i += n - 1;
+    } else {
       out += static_cast<char>(c);
+    }
   }
   return out;
 }

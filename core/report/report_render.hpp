@@ -106,11 +106,20 @@ std::string note_heading(NoteTopic t, bool sentence);
 std::string arm_clock(const ArmStats& a);
 // Text from result files (failure reasons, notes) on one line, with control characters (terminal
 // escapes included) replaced by '?': a result file cannot restyle the terminal or break a row.
+// So are the characters that hide what text says or that XML refuses: C1 controls, the
+// bidirectional marks, embeddings, overrides and isolates (a label reversed by U+202E reads as
+// another), and U+FFFE and U+FFFF, which made report.svg ill-formed.
 std::string one_line(const std::string& s);
+// The length in bytes of such a character at s[i] (a control character, C1 control, bidirectional
+// control, U+FFFE or U+FFFF), 0 when there is none.
+std::size_t hidden_control_at(const std::string& s, std::size_t i);
 // The ANSI colour a terminal shows a verdict in ("" for same: nothing to look at).
 const char* verdict_colour(Verdict v);
 // CSV (RFC 4180, render_csv.cpp): a field quoted when it holds a comma, a quote or a line break;
-// a number in full precision, or an empty field when absent.
+// a number in full precision, or an empty field when absent. A text field keeps its line breaks
+// and tabs; other hidden characters (hidden_control_at) become '?', and one that a spreadsheet
+// would read as a formula (it starts with =, +, -, @, a tab or a carriage return and is not a
+// number) is prefixed with an apostrophe (OWASP's advice on CSV injection).
 std::string csv_field(const std::string& s);
 std::string csv_number(const std::optional<double>& v);
 std::string csv_row(const std::vector<std::string>& cells);  // the quoted fields, CRLF-terminated

@@ -81,3 +81,33 @@ out=$(on_tty "NO_COLOR=1 '$ABH' compare runs/aba runs/abba")
 expect_rc 0 "$ABH" compare runs/aba runs/abba --color always
 grep -qF "$esc" "$T/last.out" || fail "compare --color always does not colour into a pipe"
 pass "compare --color auto|always|never, NO_COLOR honoured"
+
+# A hostile label as every format carries it: a spreadsheet formula, a terminal escape, a
+# right-to-left override and U+FFFE (which XML refuses). The CSVs defuse the formula (a leading
+# apostrophe) and hide the escape, the SVG stays well-formed and renders, and no format carries
+# the override or the escape.
+python3 - <<'PY'
+import json
+label = '=HYPERLINK("http://evil","x")\x1b[31m\u202egnp.exe\ufffe'
+json.dump({"schema_version": 1, "shapes": [
+    {"id": "m8_n8_k8", "label": label, "params": {"m": 8, "n": 8, "k": 8}}]}, open("hostile.json", "w"))
+PY
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid hostile.json \
+  --runs-root runs "${FAST[@]}" --quiet --run-id hostile
+rsvg-convert -o hostile.png runs/hostile/report.svg 2>rsvg.err || fail "rsvg-convert refused the hostile label's SVG: $(cat rsvg.err)"
+python3 - runs/hostile <<'PY' || fail "a hostile label reached a report unneutralised (above)"
+import csv, sys, xml.etree.ElementTree as ET
+run = sys.argv[1]
+ET.parse(run + "/report.svg")
+for name in ("report.csv", "report.tidy.csv"):
+    rows = list(csv.DictReader(open(f"{run}/{name}", newline="", encoding="utf-8")))
+    labels = [r["label"] for r in rows if r.get("label")]
+    assert labels and all(l.startswith("'=HYPERLINK") for l in labels), (name, labels)
+for name in ("report.md", "report.pr.md", "report.csv", "report.tidy.csv", "report.svg"):
+    text = open(f"{run}/{name}", encoding="utf-8").read()
+    for bad in ("\x1b", "\u202e", "\ufffe"):
+        assert bad not in text, (name, repr(bad))
+PY
+expect_rc 0 "$ABH" report runs/hostile --print csv
+! grep -q $'\x1b' "$T/last.out" || fail "report --print csv sent a terminal escape"
+pass "a hostile label: CSV formula defused, SVG well-formed, no escape or override in any format"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "report/svg.hpp"
 #include "report_fixtures.hpp"
 
 using namespace abh;
@@ -140,4 +141,30 @@ TEST_CASE("report: unit formatting is auto-scaled and locale-free") {
   CHECK(fmt::drift(0.99999) == "+0.00%");
   CHECK(fmt::confidence_label(0.95) == "95% CI");
   CHECK(fmt::confidence_label(0.995) == "99.5% CI");
+}
+
+TEST_CASE("render: CSV defuses formulas and hides no control character; text keeps its letters") {
+  using fmt::csv_field;
+  CHECK(csv_field("=HYPERLINK(\"http://evil\",\"x\")") ==
+        "\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"");
+  CHECK(csv_field("+SUM(1;2)") == "'+SUM(1;2)");
+  CHECK(csv_field("@x") == "'@x");
+  CHECK(csv_field("-cmd") == "'-cmd");
+  // Numbers stay numbers, negative ones included.
+  CHECK(csv_field("-0.0012") == "-0.0012");
+  CHECK(csv_field("+1e-3") == "+1e-3");
+  CHECK(csv_field("12.5") == "12.5");
+  // A terminal escape or NUL cannot reach a terminal through --print csv; line breaks are data.
+  CHECK(csv_field(std::string("a\x1b[31mb\0c", 9)) == "a?[31mb?c");
+  CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+  CHECK(csv_field("x\u202Ey") == "x?y");
+  CHECK(csv_field("é 漢 m1_n2") == "é 漢 m1_n2");
+}
+
+TEST_CASE("render: one line hides bidirectional controls and the characters XML refuses") {
+  CHECK(fmt::one_line("x\uFFFEy\uFFFFz") == "x?y?z");
+  CHECK(fmt::one_line("a\u202Eb\u2066c\u200Fd\u061Ce") == "a?b?c?d?e");
+  CHECK(fmt::one_line("a\u0085b") == "a?b");         // C1 next line
+  CHECK(fmt::one_line("é\u2028漢") == "é\u2028漢");  // other characters are the label's
+  CHECK(svg::xml("<x\uFFFE>") == "&lt;x?&gt;");
 }
