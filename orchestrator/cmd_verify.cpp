@@ -1,5 +1,6 @@
 // `abharness verify`: validate every result of a run against its plan, on demand, and print the
 // result-set digest that reports quote.
+#include <algorithm>
 #include <iostream>
 
 #include "bisect/spec.hpp"
@@ -8,8 +9,27 @@
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "run_command.hpp"
+#include "system/text.hpp"
 
 namespace abh {
+namespace {
+
+// An incomplete run's arms without a valid result, the first ten by name with why, and how to
+// measure them.
+void say_missing(const Validation& v, const std::string& dir) {
+  std::vector<std::string> missing;
+  for (const auto& o : v.outcomes)
+    if (!o.result) missing.push_back(o.task.shape + "/" + o.task.arm + " (" + o.failure + ")");
+  if (missing.empty()) return;
+  const std::size_t shown = std::min<std::size_t>(missing.size(), 10);
+  std::cout << "without a valid result: "
+            << join(std::vector<std::string>(missing.begin(), missing.begin() + shown), ", ")
+            << (missing.size() > shown ? " and " + std::to_string(missing.size() - shown) + " more"
+                                       : "")
+            << "\n`abharness resume " << quote(dir) << "` measures them\n";
+}
+
+}  // namespace
 
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
@@ -34,6 +54,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     for (const auto& o : v.outcomes) valid += o.result ? 1 : 0;
     std::cout << "verified " << valid << " of " << v.outcomes.size() << " planned results of run "
               << plan.run_id << "\nresult-set digest: " << v.result_set_digest << "\n";
+    say_missing(v, *dir);
     exit_code = v.complete() ? exit_code::kSuccess : exit_code::kIncomplete;
   });
 }

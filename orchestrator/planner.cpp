@@ -19,6 +19,7 @@
 #include "preflight.hpp"
 #include "system/cpu_set.hpp"
 #include "system/error.hpp"
+#include "system/file_lock.hpp"
 #include "system/json_io.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
@@ -262,6 +263,12 @@ fs::path create_run_dir(const fs::path& runs_root, std::string& id) {
       throw UsageError("run directory " + run_dir.string() +
                        " already exists: use `abharness resume " + run_dir.string() +
                        "` to continue it, or another --run-id");
+    if (FileLock::held_elsewhere(RunDirFs(run_dir), ".lock"))
+      throw UsageError("run directory " + run_dir.string() +
+                       " already exists: another abharness is starting that run now (its plan "
+                       "is not written yet); give another --run-id, or wait for it and then "
+                       "`abharness resume " +
+                       run_dir.string() + "` if it stops");
     throw UsageError("run directory " + run_dir.string() +
                      " already exists and holds no plan (a start that failed or was stopped "
                      "before its plan was written: nothing in it was measured, and resume cannot "

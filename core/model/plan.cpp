@@ -7,6 +7,7 @@
 #include "model/plan_index.hpp"
 #include "model/timing.hpp"
 #include "system/error.hpp"
+#include "system/file_lock.hpp"
 #include "system/json_large.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/sha256.hpp"
@@ -341,18 +342,37 @@ std::string write_plan(const fs::path& run_dir, const Plan& p) {
   return sha256_hex(text);
 }
 
+namespace {
+
+// Why a directory without plan.json cannot be read as a run, and what to do: wait for a run that
+// is starting, restore the plan of one that has results, or remove a start that failed.
+std::string no_plan_text(const RunDirFs& dir) {
+  const std::string name = printable(dir.root().string());
+  const std::string head = name + " is not an abharness run directory (no plan.json)";
+  if (FileLock::held_elsewhere(dir, ".lock"))
+    return head +
+           ": another abharness is starting this run now (building its variants, its "
+           "plan not written yet): wait for it to finish";
+  if (dir.kind("results") == RunDirFs::Kind::directory)
+    return head +
+           ", yet it holds results/: its plan was removed after the run, and its results "
+           "cannot be checked without it; restore the run's own plan.json (from a copy, "
+           "or the artifact the run was uploaded as), or start a new run; do not remove "
+           "the directory if its results matter";
+  if (dir.kind("variants") == RunDirFs::Kind::directory)
+    return head +
+           ": its start failed or was stopped before its plan was written, so nothing in "
+           "it was measured and there is nothing to resume; remove it (rm -r " +
+           quote(dir.root().string()) + ") and start the run again with `abharness run`";
+  return head;
+}
+
+}  // namespace
+
 Plan load_plan(const fs::path& run_dir) {
   const RunDirFs dir(run_dir);
   const std::string where = printable(plan_path(run_dir).string());
-  if (dir.kind(kPlanFile) == RunDirFs::Kind::absent)
-    throw UsageError(
-        printable(run_dir.string()) + " is not an abharness run directory (no plan.json)" +
-        (dir.kind("variants") == RunDirFs::Kind::directory
-             ? ": its start failed or was stopped before its plan was written, so "
-               "nothing in it was measured and there is nothing to resume; remove "
-               "it (rm -r " +
-                   quote(run_dir.string()) + ") and start the run again with `abharness run`"
-             : ""));
+  if (dir.kind(kPlanFile) == RunDirFs::Kind::absent) throw UsageError(no_plan_text(dir));
   std::string bytes = dir.read(kPlanFile, kPlanMaxBytes);
   const std::string file_sha256 = sha256_hex(bytes);
   // A plan that does not parse (a duplicate key, a number out of range) or does not map is a

@@ -23,4 +23,13 @@ FileLock::FileLock(const RunDirFs& dir, const std::filesystem::path& rel, Wait w
   fd_ = std::move(fd);
 }
 
+bool FileLock::held_elsewhere(const RunDirFs& dir, const std::filesystem::path& rel) {
+  if (dir.kind(rel) != RunDirFs::Kind::file) return false;
+  try {
+    return !FileLock(dir, rel, Wait::no).held();
+  } catch (const std::exception&) {
+    return false;  // cannot be opened or locked: nobody is known to hold it
+  }
+}
+
 }  // namespace abh

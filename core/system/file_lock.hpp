@@ -13,6 +13,9 @@ namespace abh {
 
 class FileLock {
  public:
+  // Whether another process holds the lock on `rel` inside `dir` now: false when the file does
+  // not exist (nothing is created), or is not a regular file.
+  static bool held_elsewhere(const RunDirFs& dir, const std::filesystem::path& rel);
   enum class Wait { no, yes };
   // Locks `rel` inside `dir` (created when missing, never through a link). Wait::yes blocks until
   // the lock is free; Wait::no returns at once, holding nothing when another holds it.

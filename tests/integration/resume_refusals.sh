@@ -68,3 +68,26 @@ expect_rc 0 "$ABH" run --resume $R --repo repo --baseline base --candidate HEAD 
   "${FAST[@]}" --quiet
 [ "$(jget $R/results/m24/A2.json 'j["source"]["commit"]')" = "$old" ] || fail "run --resume"
 pass "a moved baseline branch does not change the plan's baseline"
+
+# 5. A directory without a plan is told apart: a run starting now (its .lock held: no advice to
+# remove it), and a finished run whose plan.json was removed (its results kept: restore the plan).
+mkdir -p runs/live/variants
+: >runs/live/.lock
+# One process holds it (no child to outlive a kill), its output off the test's pipe.
+python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)' \
+  runs/live/.lock >/dev/null 2>&1 &
+holder=$!
+wait_until 10 bash -c '! flock -n runs/live/.lock true' || fail "the lock was not taken"
+expect_rc 2 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root runs --run-id live "${FAST[@]}" --quiet
+grep -q "another abharness is starting that run now" "$T/last.err" || fail "live start: $(cat "$T/last.err")"
+! grep -q "rm -r" "$T/last.err" || fail "advised removing a live run directory: $(cat "$T/last.err")"
+expect_rc 2 "$ABH" verify runs/live
+grep -q "another abharness is starting this run now" "$T/last.err" || fail "verify live: $(cat "$T/last.err")"
+! grep -q "rm -r" "$T/last.err" || fail "verify advised removing a live run directory"
+kill "$holder"; wait "$holder" 2>/dev/null || true
+cp -a $R runs/noplan && rm runs/noplan/plan.json
+expect_rc 2 "$ABH" verify runs/noplan
+grep -q "yet it holds results/: its plan was removed after the run" "$T/last.err" || fail "no plan: $(cat "$T/last.err")"
+! grep -q "rm -r" "$T/last.err" || fail "advised removing a run that holds results"
+pass "no plan: a starting run is waited for, a run with results has its plan restored, neither removed"

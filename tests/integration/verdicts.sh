@@ -117,6 +117,9 @@ craft "$T/c" $S2 A1=100 B1=50 A2=100
 # The rule now calls for block 1 of both shapes, which has no results: incomplete, not refused.
 expect_rc 4 "$ABH" verify "$T/c"
 grep -q "verified 6 of 12" "$T/last.out" || fail "required blocks not counted: $(cat "$T/last.out")"
+grep -q "without a valid result: $S1/A3 (not run), $S1/B2 (not run)" "$T/last.out" &&
+  grep -q "abharness resume '$T/c'. measures them" "$T/last.out" ||
+  fail "verify does not name the missing arms: $(cat "$T/last.out")"
 # resume continues the extension: block 1 of both; verify then proves that whatever ran was
 # called for (a block the rule did not call for is refused as unrequired-block).
 expect_rc 0 "$ABH" resume "$T/c" --quiet
