@@ -222,7 +222,7 @@ std::string provenance(const Report& r) {
   std::string out = "<details><summary>Provenance</summary>\n\n";
   out += "- Run: " + code(p.run_id) + ", created " + esc(p.created_at) + ", abharness " +
          esc(p.harness_version) + "\n";
-  out += "- Command: " + code(join(p.command, " ")) + "\n";
+  out += "- Command: " + code(shell_command(p.command)) + "\n";
   out += "- Repository: " + code(p.repo) + ", plugin target " + code(p.plugin_target) + "\n";
   for (const auto& v : p.variants) {
     const SourceIdentity& id = v.source;

@@ -193,7 +193,7 @@ std::string clipped_provenance(const Report& r) {
          ", abharness " + esc(clip(p.harness_version, 40)) + "\n";
   std::vector<std::string> command;
   for (const auto& a : p.command) command.push_back(without_machine_dirs(a));
-  out += "- Command: " + code(clip(join(command, " "), 400)) + "\n";
+  out += "- Command: " + code(clip(shell_command(command), 400)) + "\n";
   out += "- Repository " + code(clip(without_machine_dirs(p.repo))) + ", plugin target " +
          code(clip(p.plugin_target, 60)) + "\n";
   for (const auto& v : p.variants)

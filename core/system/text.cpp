@@ -101,6 +101,24 @@ std::string quote(std::string_view s) {
   return "'" + printable(s) + "'";
 }
 
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::vector<std::string> words;
+  for (const std::string& a : argv) {
+    const std::string w = printable(a);
+    const bool plain = !w.empty() && w.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                                         "OPQRSTUVWXYZ0123456789_./:=@%+,-") == std::string::npos;
+    if (plain) {
+      words.push_back(w);
+      continue;
+    }
+    std::string q = "'";
+    for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    words.push_back(q + "'");
+  }
+  return join(words, " ");
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // d[i][j]: edits from a's first i characters to b's first j (optimal string alignment).
   std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));

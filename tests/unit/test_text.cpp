@@ -36,3 +36,11 @@ TEST_CASE("text: closest match suggests what a typo most likely meant") {
   CHECK(closest_match("--", opts) != "--baseline");
   CHECK(closest_match("--frobnicate", opts) == "");
 }
+
+TEST_CASE("text: a command reads back as the argv it was") {
+  CHECK(shell_command({"abharness", "run", "--repo", "/tmp/p/re po ü", "--grid", "my grid's.json",
+                       "--candidate", "x|y<script>`z`", "--max-time", "0.5", "--shapes", ""}) ==
+        "abharness run --repo '/tmp/p/re po ü' --grid 'my grid'\\''s.json' --candidate "
+        "'x|y<script>`z`' --max-time 0.5 --shapes ''");
+  CHECK(shell_command({"a\nb"}) == "'a\\nb'");
+}
