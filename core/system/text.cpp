@@ -1,6 +1,7 @@
 #include "system/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace abh {
@@ -105,9 +106,11 @@ std::string shell_command(const std::vector<std::string>& argv) {
   std::vector<std::string> words;
   for (const std::string& a : argv) {
     const std::string w = printable(a);
-    const bool plain = !w.empty() && w.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                         "OPQRSTUVWXYZ0123456789_./:=@%+,-") == std::string::npos;
+    // Bytes of UTF-8 beyond ASCII mean nothing to a shell: a word of them needs no quotes.
+    const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+      return static_cast<unsigned char>(c) >= 0x80 || std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
+    });
     if (plain) {
       words.push_back(w);
       continue;

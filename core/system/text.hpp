@@ -19,8 +19,9 @@ std::string printable(std::string_view s);
 // printable(s) in single quotes, the form error messages quote names, ids and values in.
 std::string quote(std::string_view s);
 // An argv as a POSIX shell would read it back: each word printable() and, unless it is made of
-// letters, digits and _./:=@%+,- only, in single quotes ('\'' for a quote inside), so a command a
-// report shows runs as it ran when pasted (no pipe, substitution or split word).
+// ASCII letters, digits, _./:=@%+,- and UTF-8 beyond ASCII only, in single quotes ('\'' for a quote
+// inside), so a command a report shows runs as it ran when pasted (no pipe, substitution or split
+// word).
 std::string shell_command(const std::vector<std::string>& argv);
 
 // The offset of the first byte of `s` that is not part of well-formed UTF-8 (overlong forms,
