@@ -10,6 +10,7 @@
 #include "dry_run.hpp"
 #include "exit_codes.hpp"
 #include "launcher.hpp"
+#include "measuring_lock.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
 #include "provenance/provenance.hpp"
@@ -68,6 +69,9 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   auto done = valid_results(before);
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << before.outcomes.size()
             << " arms already valid\n";
+  // From the dry run to the last arm, no other run measures where this one does.
+  std::optional<MeasuringLocks> machine;
+  if (!launcher_places_lanes(plan.launcher)) machine.emplace(plan, run_dir);
   // A run killed during its dry run has none recorded: done again, beside the first workers.
   DryRunGate dry_run(plan, run_dir, worker);
   SweepOptions options = sweep_options(flags);

@@ -9,6 +9,7 @@
 #include "dry_run.hpp"
 #include "fraction_option.hpp"
 #include "launcher.hpp"
+#include "measuring_lock.hpp"
 #include "new_run_dir.hpp"
 #include "paths.hpp"
 #include "planner.hpp"
@@ -221,6 +222,9 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
     dir.keep();
     throw;
   }
+  // From the dry run to the last arm, no other run measures where this one does.
+  std::optional<MeasuringLocks> machine;
+  if (!launcher_places_lanes(plan.launcher)) machine.emplace(plan, run_dir);
   // The plan is written; the directory stays once the dry run has passed, which it does while the
   // first workers load. A failure there removes the directory, with nothing measured in it.
   DryRunGate dry_run(plan, run_dir, worker, [&dir] { dir.keep(); });

@@ -1,0 +1,41 @@
+// One run measures on a GPU, or with its measuring thread on a CPU, at a time. Two runs started
+// together on one machine (two CI jobs on one runner, a user's second terminal) would otherwise
+// sample side by side: on the 2-core build machine two CPU runs placed their measuring threads on
+// the same CPU with their arms overlapping in time, and both reported verdicts without a word. So
+// a run holds, from its dry run to its last arm, an exclusive lock per GPU (by UUID) and per
+// measuring CPU its lanes use, in a directory every user of the machine shares; another run that
+// needs one waits for it, saying which run holds it. Locks are flocks: the kernel releases them
+// when the holder dies, even by SIGKILL, and workers do not inherit them. A launcher that places
+// lanes itself (Slurm) is not locked here: its scheduler gives each job its own resources.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/plan.hpp"
+#include "system/unique_fd.hpp"
+
+namespace abh {
+
+// $ABH_LOCK_DIR when set (the tests give each test its own), else /tmp/abharness-locks.
+std::filesystem::path measuring_lock_dir();
+
+// The names of the locks a plan's lanes need, sorted (the order they are taken in, so that two
+// runs cannot each hold one the other waits for): "gpu-<uuid>" for a GPU lane, "cpu-<n>" for
+// each CPU a CPU lane's arms measure on.
+std::vector<std::string> measuring_lock_names(const Plan& plan);
+
+class MeasuringLocks {
+ public:
+  // Takes every lock `plan` needs in `dir`, waiting for each held by another process (saying so
+  // on stderr once, with what its holder wrote: its pid and run directory). When the directory
+  // or a lock file cannot be used, says so loudly and goes on without that lock.
+  MeasuringLocks(const Plan& plan, const std::filesystem::path& run_dir,
+                 const std::filesystem::path& dir = measuring_lock_dir());
+
+ private:
+  std::vector<UniqueFd> held_;
+};
+
+}  // namespace abh

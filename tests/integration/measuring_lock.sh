@@ -1,0 +1,47 @@
+# Two runs started together on one machine measure one after the other, never side by side
+# (orchestrator/measuring_lock.hpp): the second says which run it waits for, every arm of one
+# ends before the first arm of the other starts, and both verify. A run killed while it measures
+# leaves no lock behind: the next one measures at once.
+source "$ABH_TESTLIB"
+"$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
+small_grid grid.json
+export ABH_LOCK_DIR="$T/shared-locks"  # both runs of this test share it, as two users' would
+args=(--repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --runs-root runs
+  "${FAST[@]}" --quiet --color never)
+# Run one's arms sample for 2 s each (about 12 s in all); run two starts once one has written a
+# result, so it has its plan (its build cached by then) while one still measures.
+slow=(--repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --runs-root runs --quiet
+  --color never --min-samples 5 --min-time 2 --max-time 4 --warmup 1 --until-decided 0)
+"$ABH" run "${slow[@]}" --run-id one >one.out 2>one.err &
+p1=$!
+wait_until 120 bash -c 'ls runs/one/results/*/*.json >/dev/null 2>&1' || fail "run one never measured"
+"$ABH" run "${args[@]}" --run-id two >two.out 2>two.err &
+p2=$!
+wait $p1 || fail "run one failed: $(cat one.err)"
+wait $p2 || fail "run two failed: $(cat two.err)"
+grep -h "waiting for run .*/runs/one (pid $p1), which is measuring on cpu-" two.err >waited ||
+  fail "run two did not say it waited for run one: $(cat two.err)"
+python3 - runs/one runs/two <<'PY' || fail "the two runs measured side by side (above)"
+import glob, json, sys
+spans = {}
+for run in sys.argv[1:]:
+    rs = [json.load(open(f)) for f in glob.glob(run + "/results/*/*.json")]
+    assert len(rs) == 6, (run, len(rs))
+    spans[run] = (min(r["started_at"] for r in rs), max(r["finished_at"] for r in rs))
+(a0, a1), (b0, b1) = spans.values()
+print(spans)
+assert a1 < b0 or b1 < a0, "arms overlap in time"
+PY
+for r in one two; do expect_rc 0 "$ABH" verify runs/$r; done
+pass "two runs at once: one waits for the other ($(cut -c1-80 waited))"
+
+# A holder killed by SIGKILL while it measures releases its lock with its death.
+"$ABH" run "${args[@]}" --run-id killed >killed.out 2>killed.err &
+p=$!
+wait_until 60 bash -c 'ls runs/killed/results/*/*.json >/dev/null 2>&1' || fail "run killed never measured"
+kill -9 $p
+wait $p 2>/dev/null || true
+start=$(date +%s)
+expect_rc 0 timeout 120 "$ABH" run "${args[@]}" --run-id after
+! grep -q "waiting for" "$T/last.err" || fail "waited for a dead run: $(cat "$T/last.err")"
+pass "a run killed while measuring leaves no lock: the next measured at once ($(($(date +%s) - start)) s)"
