@@ -215,6 +215,13 @@ std::optional<ArmResult> validate_result(const PlanIndex& index, const Task& tas
     problems.push_back({"samples", file, "measurement.clock.sample_mhz",
                         std::to_string(r.measurement.samples_ns.size()) + " clock readings",
                         std::to_string(mhz.size())});
+  // The stopping rule's evidence is of these samples: a count that differs is an edit of one or
+  // the other (with a recomputed digest, which the digest rule cannot see), or of nothing real.
+  const std::optional<StopEvidence>& stop = r.measurement.stop;
+  if (stop && static_cast<std::size_t>(stop->samples) != r.measurement.samples_ns.size())
+    problems.push_back({"samples", file, "measurement.stop.samples",
+                        std::to_string(r.measurement.samples_ns.size()) + " (the samples kept)",
+                        std::to_string(stop->samples)});
   if (!r.correctness.passed)
     problems.push_back({"correctness", file, "correctness.passed", "true", "false"});
   if (problems.size() != before) return std::nullopt;

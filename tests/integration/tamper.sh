@@ -161,6 +161,10 @@ fresh
 edit_json "$T/c/results/$S2/A1.json" 'j["measurement"]["samples_ns"][3] = -1.0' redigest
 refused negative-sample "results/$S2/A1.json" result-format ""
 grep -q "samples_ns" "$T/last.err" || fail "negative-sample: field not named"
+# A sample dropped with the digest recomputed: the stopping rule's evidence still counts it.
+fresh
+edit_json "$T/c/results/$S2/A2.json" 'j["measurement"]["samples_ns"].pop()' redigest
+refused dropped-sample "results/$S2/A2.json" samples measurement.stop.samples
 
 # A planned result that is not a regular file (a symbolic link, a FIFO, a directory) is a malformed
 # result: result-format, naming what is there; the FIFO is never opened (a read would block).

@@ -12,12 +12,13 @@ run_args=(--repo repo --baseline HEAD --candidate HEAD --grid grid.json --runs-r
   "${FAST[@]}" --quiet --color never)
 expect_rc 0 "$ABH" run "${run_args[@]}" --run-id plain
 
-# craft RUN SHAPE ARM=MEDIAN...: each arm's samples become 21 values within +-0.05 % of MEDIAN us.
+# craft RUN SHAPE ARM=MEDIAN...: each arm's samples become 21 values within +-0.05 % of MEDIAN us (its
+# stopping evidence, which counted the samples it replaces, dropped as results before it had none).
 craft() {
   local run=$1 shape=$2; shift 2
   for am in "$@"; do
     edit_json "$run/results/$shape/${am%%=*}.json" \
-      "j['measurement']['samples_ns'] = [${am#*=} * 1000 * (1 + 0.0005 * ((i % 5) - 2) / 2) for i in range(21)]" \
+      "j['measurement']['samples_ns'] = [${am#*=} * 1000 * (1 + 0.0005 * ((i % 5) - 2) / 2) for i in range(21)]; j['measurement'].pop('stop', None)" \
       redigest
   done
 }
