@@ -1,8 +1,10 @@
 #include "system/file_lock.hpp"
 
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "system/eintr.hpp"
@@ -26,7 +28,10 @@ FileLock::FileLock(const RunDirFs& dir, const std::filesystem::path& rel, Wait w
 bool FileLock::held_elsewhere(const RunDirFs& dir, const std::filesystem::path& rel) {
   if (dir.kind(rel) != RunDirFs::Kind::file) return false;
   try {
-    return !FileLock(dir, rel, Wait::no).held();
+    if (FileLock(dir, rel, Wait::no).held()) return false;
+    // Held: by this very process (a command that locked its run directory, then asks), when the
+    // pid its holder wrote in it (RunLock) is ours.
+    return std::strtol(dir.read(rel, 64).c_str(), nullptr, 10) != ::getpid();
   } catch (const std::exception&) {
     return false;  // cannot be opened or locked: nobody is known to hold it
   }

@@ -14,7 +14,8 @@ namespace abh {
 class FileLock {
  public:
   // Whether another process holds the lock on `rel` inside `dir` now: false when the file does
-  // not exist (nothing is created), or is not a regular file.
+  // not exist (nothing is created), is not a regular file, or names this process as its holder
+  // (the pid RunLock writes into it).
   static bool held_elsewhere(const RunDirFs& dir, const std::filesystem::path& rel);
   enum class Wait { no, yes };
   // Locks `rel` inside `dir` (created when missing, never through a link). Wait::yes blocks until
