@@ -143,7 +143,7 @@ TEST_CASE("report: unit formatting is auto-scaled and locale-free") {
   CHECK(fmt::confidence_label(0.995) == "99.5% CI");
 }
 
-TEST_CASE("render: CSV defuses formulas and hides no control character; text keeps its letters") {
+TEST_CASE("render: CSV defuses formulas and hides no control character, text keeps its letters") {
   using fmt::csv_field;
   CHECK(csv_field("=HYPERLINK(\"http://evil\",\"x\")") ==
         "\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"");
