@@ -70,8 +70,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   std::cerr << "resume " << plan.run_id << ": " << done.size() << " of " << before.outcomes.size()
             << " arms already valid\n";
   // From the dry run to the last arm, no other run measures where this one does.
-  std::optional<MeasuringLocks> machine;
-  if (!launcher_places_lanes(plan.launcher)) machine.emplace(plan, run_dir);
+  const std::optional<MeasuringLocks> machine = measuring_locks_for(plan, run_dir);
   // A run killed during its dry run has none recorded: done again, beside the first workers.
   DryRunGate dry_run(plan, run_dir, worker);
   SweepOptions options = sweep_options(flags);

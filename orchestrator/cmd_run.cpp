@@ -223,8 +223,7 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
     throw;
   }
   // From the dry run to the last arm, no other run measures where this one does.
-  std::optional<MeasuringLocks> machine;
-  if (!launcher_places_lanes(plan.launcher)) machine.emplace(plan, run_dir);
+  const std::optional<MeasuringLocks> machine = measuring_locks_for(plan, run_dir);
   // The plan is written; the directory stays once the dry run has passed, which it does while the
   // first workers load. A failure there removes the directory, with nothing measured in it.
   DryRunGate dry_run(plan, run_dir, worker, [&dir] { dir.keep(); });

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "exit_codes.hpp"
+#include "provenance/repair_hints.hpp"
 #include "report/gate.hpp"
 #include "report/report_builder.hpp"
 #include "report/report_render.hpp"

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <set>
 
+#include "model/launch.hpp"
 #include "system/eintr.hpp"
 
 namespace abh {
@@ -99,6 +100,11 @@ MeasuringLocks::MeasuringLocks(const Plan& plan, const fs::path& run_dir, const 
     }
     held_.push_back(std::move(fd));
   }
+}
+
+std::optional<MeasuringLocks> measuring_locks_for(const Plan& plan, const fs::path& run_dir) {
+  if (launcher_places_lanes(plan.launcher)) return std::nullopt;
+  return std::optional<MeasuringLocks>(std::in_place, plan, run_dir);
 }
 
 }  // namespace abh

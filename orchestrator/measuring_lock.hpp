@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,10 @@ class MeasuringLocks {
  private:
   std::vector<UniqueFd> held_;
 };
+
+// The locks a run needs where its launcher runs lanes on this machine; none for a launcher that
+// places lanes itself (Slurm).
+std::optional<MeasuringLocks> measuring_locks_for(const Plan& plan,
+                                                  const std::filesystem::path& run_dir);
 
 }  // namespace abh

@@ -76,10 +76,4 @@ Validation validate_run(const std::filesystem::path& run_dir, const Plan& plan,
 // The rule of a result whose conditional block the adaptive rule does not call for.
 inline constexpr const char* kUnrequiredBlock = "unrequired-block";
 
-// What a user can do about `v`'s problems, a line each, with `run_dir` as the commands name it:
-// restore a changed plan or plugin, move results that fail their checks out of the run and resume
-// (which measures those arms again), or resume to set aside results of blocks no longer called
-// for. Empty when there are no problems.
-std::vector<std::string> repair_hints(const Validation& v, const std::string& run_dir);
-
 }  // namespace abh

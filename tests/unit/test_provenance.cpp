@@ -18,6 +18,7 @@
 #include "model/result.hpp"
 #include "plan_fixture.hpp"
 #include "provenance/provenance.hpp"
+#include "provenance/repair_hints.hpp"
 #include "report/adaptive.hpp"
 #include "system/json_io.hpp"
 #include "system/sha256.hpp"
