@@ -15,7 +15,7 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
   add_fraction_option(c, "--confidence", s.confidence, "confidence level of intervals")
       ->capture_default_str();
   c.add_option("--resamples", s.resamples, "bootstrap resamples")->capture_default_str();
-  c.add_option("--seed", s.seed, "bootstrap seed")->capture_default_str();
+  add_seed_option(c, "--seed", s.seed, "bootstrap seed");
   c.add_option("--decisive-factor", s.decisive_factor,
                "a faster/slower verdict on one candidate arm, timed on the GPU, needs no "
                "confirmation block when its interval lies wholly beyond this factor (0: always "

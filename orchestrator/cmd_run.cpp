@@ -136,8 +136,7 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
   add_slurm_flags(c, p.launcher.slurm);
   c.add_option("--schedule", p.schedule.name, "aba | abba | random")->capture_default_str();
   c.add_option("--rounds", p.schedule.rounds, "blocks per shape")->capture_default_str();
-  c.add_option("--schedule-seed", p.schedule.seed, "seed of the random block order")
-      ->capture_default_str();
+  add_seed_option(c, "--schedule-seed", p.schedule.seed, "seed of the random block order");
   c.add_option("--until-decided", p.until_decided,
                "up to this many more blocks for each shape still unstable or ambiguous after "
                "the planned ones, or called faster or slower on one candidate arm (a "

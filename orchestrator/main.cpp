@@ -49,6 +49,7 @@ and 6 undecided (both with --fail-on-regression; docs/exit-codes.md). `abharness
   add_roofline_command(app);
   try {
     std::vector<std::string> args = expand_help_verb(app, {argv, argv + argc});
+    refuse_empty_values(args);
     std::vector<const char*> args_c;
     for (const std::string& a : args) args_c.push_back(a.c_str());
     app.parse(static_cast<int>(args_c.size()), args_c.data());

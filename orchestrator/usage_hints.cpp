@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "system/error.hpp"
 #include "system/text.hpp"
 
 namespace abh {
@@ -32,6 +33,18 @@ std::string hint(const std::string& where, const std::string& what, const std::s
 }
 
 }  // namespace
+
+void refuse_empty_values(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return;  // what follows is not an option
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1) {
+      const std::string name = a.substr(0, a.size() - 1);
+      throw UsageError(name + "= gives no value: write " + name + "=VALUE or " + name +
+                       " VALUE, or leave " + name + " out for its default");
+    }
+  }
+}
 
 std::vector<std::string> expand_help_verb(const CLI::App& app, std::vector<std::string> args) {
   if (args.size() < 2 || args[1] != "help" || args.size() > 3) return args;

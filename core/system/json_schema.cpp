@@ -177,6 +177,7 @@ Classified classify(const std::string& d) {
 
 std::string shown(const json* v) {
   if (!v) return "nothing";
+  if (v->is_null()) return "null";
   std::string text = v->dump();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   if (v->is_number_integer()) return "integer " + text;
@@ -276,6 +277,15 @@ SchemaViolation explain(const json& schema, const json& doc, Path path, const Cl
     if (n && n->contains("description")) out.fix = n->at("description").get<std::string>();
   }
   const json* node = node_with(here, c.keyword);
+  // The whole file of the wrong kind (an array where an object belongs): its description would
+  // say what the format is for, not what to write.
+  if (path.empty() && c.kind == Kind::type && schema.contains("type"))
+    out.fix = "the file must be " + type_words(schema.at("type")) +
+              (schema.contains("required")
+                   ? " with the fields " +
+                         join(schema.at("required").get<std::vector<std::string>>(), ", ")
+                   : std::string()) +
+              (schema.contains("title") ? " (" + schema.at("title").get<std::string>() + ")" : "");
   if (out.fix.empty() && node && node->contains("description"))
     out.fix = node->at("description").get<std::string>();
   out.pointer = pointer_of(path);

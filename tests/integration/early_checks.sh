@@ -2,8 +2,9 @@
 # fails before its first arm leaves no run directory (docs/provenance.md, "Checked before anything
 # is built"). Each case: the exit code, a message naming the fix, and no run directory left:
 #  - statistics options out of range (--noise-band 0.7, 2 and 70%, --confidence 0.4 and 95,
-#    --max-noise 300%, --clock-floor 97), alone and with --until-decided, and --cpus "": refused
-#    before anything is built, a bare value above 1 with its fix as a percentage and a fraction;
+#    --max-noise 300%, --clock-floor 97), alone and with --until-decided, --cpus "", "--baseline="
+#    and negative seeds: refused before anything is built, a bare value above 1 with its fix as a
+#    percentage and a fraction;
 #  - --until-decided so large that plan.json would exceed what its reader accepts: refused up front
 #    with the largest value that fits, which is accepted;
 #  - a grid parameter the plugin does not know, a tactic it does not have, a timer that cannot time
@@ -70,7 +71,15 @@ refused_early "--max-samples 20000000" "${args[@]}" --max-samples 20000000
 says "--max-samples 20000000 is more than 1000000"
 refused_early "--cpus empty" "${args[@]}" --cpus ""
 says '--cpus "": give it a value, or leave --cpus out'
-pass "statistics options and an empty --cpus are refused before anything is built"
+# An option written with an empty value ("--baseline=") would take the next word as its value.
+refused_early "--baseline=" --repo repo --quiet --baseline= --candidate HEAD --grid grid.json
+says "--baseline= gives no value: write --baseline=VALUE or --baseline VALUE"
+# A negative seed would wrap around to a huge unsigned one.
+refused_early "--seed=-1" "${args[@]}" --seed=-1
+says "--seed: a seed is a whole number >= 0, not -1"
+refused_early "--schedule-seed -3" "${args[@]}" --schedule-seed -3
+says "--schedule-seed: a seed is a whole number >= 0, not -3"
+pass "statistics options, an empty --cpus, an empty value and a negative seed are refused before anything is built"
 
 # --- a plan larger than its reader accepts --------------------------------------------------------
 small_grid two.json

@@ -127,10 +127,12 @@ TEST_CASE("json_schema: a broken grid names the file, the pointer and the fix") 
         "grid format this abharness reads)\n"
         "f.json: /shapes: has 0 item(s), expected at least 1; fix: give \"shapes\" as a non-empty "
         "array of {\"id\", \"params\"} objects");
-  CHECK(message(json::array(), "grid")
-            .rfind("f.json: top level: expected an object, found array []; fix: The shapes a sweep "
-                   "measures",
-                   0) == 0);
+  CHECK(message(json::array(), "grid") ==
+        "f.json: top level: expected an object, found array []; fix: the file must be an object "
+        "with the fields schema_version, shapes (abharness grid)");
+  CHECK(message(json{{"schema_version", 1}, {"shapes", {{{"id", nullptr}, {"params", {}}}}}},
+                "grid")
+            .rfind("f.json: /shapes/0/id: expected a string, found null; fix:", 0) == 0);
 }
 
 TEST_CASE("json_schema: a broken manifest names the file, the pointer and the fix") {
