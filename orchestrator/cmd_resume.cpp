@@ -9,6 +9,7 @@
 #include "conclude.hpp"
 #include "dry_run.hpp"
 #include "exit_codes.hpp"
+#include "interrupt_hint.hpp"
 #include "launcher.hpp"
 #include "measuring_lock.hpp"
 #include "paths.hpp"
@@ -49,6 +50,7 @@ int resume_run(const fs::path& run_dir_in, const ReportFlags& flags, const PlanR
   // The report's options are checked before anything runs, not after every arm measured.
   validate(flags.stats);
   RunLock lock(run_dir);
+  const InterruptHint interrupted(run_dir);
   Plan plan = load_plan(run_dir);
   const fs::path worker = worker_binary();
   if (requested) check_same_sweep(run_dir, plan, *requested, worker);

@@ -8,6 +8,7 @@
 #include "conclude.hpp"
 #include "dry_run.hpp"
 #include "fraction_option.hpp"
+#include "interrupt_hint.hpp"
 #include "launcher.hpp"
 #include "measuring_lock.hpp"
 #include "new_run_dir.hpp"
@@ -221,6 +222,8 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
     dir.keep();
     throw;
   }
+  // With its plan written, an interrupted run can be resumed, and says how.
+  const InterruptHint interrupted(run_dir);
   // From the dry run to the last arm, no other run measures where this one does.
   const std::optional<MeasuringLocks> machine = measuring_locks_for(plan, run_dir);
   // The plan is written; the directory stays once the dry run has passed, which it does while the

@@ -5,7 +5,8 @@
 #  - a valid result is never re-measured: every result file seen after any kill is present,
 #    byte-identical in payload digest and worker pid, at the end;
 #  - the sweep ends complete and valid (resume exit 0, verify exit 0), every arm by its own process;
-#  - two orchestrators cannot share a run directory (the second gets exit 2 and the lock message).
+#  - two orchestrators cannot share a run directory (the second gets exit 2 and the lock message);
+#  - Ctrl-C (SIGINT) ends a resume by the signal, after it printed the command that goes on.
 source "$ABH_TESTLIB"
 "$ABH_SOURCE_DIR/examples/make-demo-repo.sh" cpu repo >/dev/null
 four_shape_grid
@@ -70,6 +71,19 @@ kill -KILL $first 2>/dev/null || fail "the first sweep ended before it could be 
 wait $first 2>/dev/null || true
 kills=1
 after_kill
+
+# Ctrl-C (SIGINT) ends a resume at once, by the signal, after it printed how to go on.
+"$ABH" resume "$R" --quiet >"$T/int.out" 2>"$T/int.err" &
+interrupted=$!
+for _ in $(seq 1 250); do grep -q "^resume k:" "$T/int.err" 2>/dev/null && break; sleep 0.02; done
+kill -INT $interrupted 2>/dev/null || fail "the resume ended before it could be interrupted"
+set +e; wait $interrupted; rc=$?; set -e
+[ "$rc" = 130 ] || fail "an interrupted resume exited $rc, not by its SIGINT (130): $(cat "$T/int.err")"
+grep -qF "abharness: interrupted; the results written so far are kept: \`abharness resume $R\` measures the rest" "$T/int.err" ||
+  fail "no resume hint after SIGINT: $(cat "$T/int.err")"
+kills=$((kills + 1))
+after_kill
+pass "SIGINT ends a resume at once, with the command that goes on"
 
 lock_checked=0
 for i in $(seq 1 9); do
