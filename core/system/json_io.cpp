@@ -226,16 +226,27 @@ json parse_json(const std::string& text, const std::string& origin, const JsonLi
 
 std::string read_text_file(const fs::path& path, std::uintmax_t max_bytes) {
   std::error_code ec;
-  auto size = fs::file_size(path, ec);
-  if (ec) throw Error("cannot read " + path.string() + ": " + ec.message());
+  if (fs::is_directory(path, ec))
+    throw Error("cannot read " + path.string() + ": it is a directory; give a file");
+  const auto size = fs::is_regular_file(path, ec) ? fs::file_size(path, ec) : 0;
   if (size > max_bytes)
     throw Error(path.string() + ": " + std::to_string(size) + " bytes is more than the limit of " +
                 std::to_string(max_bytes));
+  // Read to its end, no further than the limit: a pipe (--grid <(make_grid)) has no size to ask.
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (!in)
+    throw Error("cannot read " + path.string() + ": " +
+                (fs::exists(path, ec) ? std::strerror(errno) : "no such file"));
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw Error(path.string() + ": more than the limit of " + std::to_string(max_bytes) +
+                  " bytes");
+  }
+  if (in.bad()) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+  return text;
 }
 
 json read_json_file(const fs::path& path, const JsonLimits& lim) {

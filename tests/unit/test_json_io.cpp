@@ -2,8 +2,12 @@
 // the file and the field, range checks before narrowing, atomic writes and the canonical text.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "system/error.hpp"
@@ -43,6 +47,27 @@ TEST_CASE("json_io: files are read within a limit and a missing one is named") {
         p.string() + ": 10 bytes is more than the limit of 4");
   test::write(p, "[1,");
   CHECK(error_of([&] { read_json_file(p); }).rfind(p.string() + ": not valid JSON", 0) == 0);
+  CHECK(error_of([&] { read_json_file(tmp.path()); }) ==
+        "cannot read " + tmp.path().string() + ": it is a directory; give a file");
+}
+
+TEST_CASE("json_io: a pipe is read to its end, within the limit (--grid <(make_grid))") {
+  test::TempDir tmp;
+  const fs::path fifo = tmp.path() / "grid";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto feed = [&](std::string text) {
+    return std::thread([&fifo, text] {
+      std::ofstream out(fifo, std::ios::binary);
+      out << text;
+    });
+  };
+  std::thread writer = feed(R"({"k": "v"})");
+  CHECK(read_json_file(fifo)["k"] == "v");
+  writer.join();
+  writer = feed(std::string(100000, ' '));
+  CHECK(error_of([&] { read_text_file(fifo, 70000); }) ==
+        fifo.string() + ": more than the limit of 70000 bytes");
+  writer.join();
 }
 
 TEST_CASE("json_io: typed fields name the file, the field, what was expected and found") {
