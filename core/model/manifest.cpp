@@ -214,21 +214,25 @@ namespace {
 
 // <src>/abharness.json, read and checked against schemas/manifest.schema.json (what the schema
 // cannot say is checked by recipe_from_json).
+// Its messages name the file as the repository has it ("abharness.json", after the caller's
+// "candidate (HEAD): "), not `src`, a copy in a run directory that a failed start removes.
 json load_manifest(const fs::path& src, const std::string& target) {
   const fs::path file = src / kManifestName;
   std::error_code ec;
   if (!fs::exists(file, ec))
-    throw UsageError("no " + std::string(kManifestName) + " at the root of " + src.string() +
-                     ": the kernel repository must declare its build recipe there, e.g. "
+    throw UsageError("no " + std::string(kManifestName) +
+                     " at the root of the repository at this revision: the kernel repository "
+                     "must declare its build recipe there, e.g. "
                      "{\"schema_version\": 1, \"plugins\": {\"" +
                      target + "\": {\"argv\": [...], \"artifact\": \"libplugin.so\"}}}");
   json root;
   try {
-    root = read_json_file(file, JsonLimits{1u << 20, 32});
+    const JsonLimits limits{1u << 20, 32};
+    root = parse_json(read_text_file(file, limits.max_bytes), kManifestName, limits);
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
-  check_schema(root, "manifest", file.string());
+  check_schema(root, "manifest", kManifestName);
   return root;
 }
 
@@ -241,7 +245,7 @@ std::vector<std::string> manifest_targets(const fs::path& src) {
 BuildRecipe load_recipe(const fs::path& src, const std::string& target,
                         const SubstitutionVars& vars) {
   const json root = load_manifest(src, target);
-  const std::string fname = (src / kManifestName).string();
+  const std::string fname = kManifestName;
   const json& plugins = root.at("plugins");
   auto it = plugins.find(target);
   if (it == plugins.end()) {

@@ -61,12 +61,14 @@ TEST_CASE("manifest: a recipe is read, substituted and mapped to JSON") {
 }
 
 TEST_CASE("manifest: errors name the file, the field and the fix") {
+  // The file as the repository has it: the directory read is a copy in a run directory, which a
+  // failed start removes, and the caller names the revision.
   abh::test::TempDir tmp("abh-manifest");
-  const std::string file = (tmp.path() / "abharness.json").string();
+  const std::string file = "abharness.json: ";
 
   std::string missing = error_of([&] { abh::load_recipe(tmp.path(), "cpu", kVars); });
-  CHECK(contains(missing, "no abharness.json"));
-  CHECK(contains(missing, tmp.path().string()));
+  CHECK(contains(missing, "no abharness.json at the root of the repository at this revision"));
+  CHECK_FALSE(contains(missing, tmp.path().string()));
 
   auto with = [&](const json& recipe, const std::string& target = "cpu") {
     write_manifest(tmp.path(), {{"cpu", recipe}, {"cpu-debug", recipe}});
@@ -151,7 +153,7 @@ TEST_CASE("manifest: errors name the file, the field and the fix") {
 
 TEST_CASE("manifest: a Python plugin needs no build, and its fields are checked") {
   abh::test::TempDir tmp("abh-manifest");
-  const std::string where = (tmp.path() / "abharness.json").string() + ": /plugins/py/python";
+  const std::string where = "abharness.json: /plugins/py/python";
   auto with = [&](const json& recipe) {
     write_manifest(tmp.path(), {{"py", recipe}});
     return abh::test::usage_error_of([&] { abh::load_recipe(tmp.path(), "py", kVars); });
