@@ -213,9 +213,9 @@ BuildRecipe recipe_from_json(const json& p, const std::string& target, const std
 namespace {
 
 // <src>/abharness.json, read and checked against schemas/manifest.schema.json (what the schema
-// cannot say is checked by recipe_from_json).
-// Its messages name the file as the repository has it ("abharness.json", after the caller's
-// "candidate (HEAD): "), not `src`, a copy in a run directory that a failed start removes.
+// cannot say is checked by recipe_from_json). Its messages, and load_recipe's, name the file as
+// the repository has it ("abharness.json", after the caller's "candidate (HEAD): "), not `src`, a
+// copy in a run directory that a failed start removes.
 json load_manifest(const fs::path& src, const std::string& target) {
   const fs::path file = src / kManifestName;
   std::error_code ec;
@@ -245,18 +245,17 @@ std::vector<std::string> manifest_targets(const fs::path& src) {
 BuildRecipe load_recipe(const fs::path& src, const std::string& target,
                         const SubstitutionVars& vars) {
   const json root = load_manifest(src, target);
-  const std::string fname = kManifestName;
   const json& plugins = root.at("plugins");
   auto it = plugins.find(target);
   if (it == plugins.end()) {
     auto names = plugin_names(plugins);
-    throw UsageError(fname + ": /plugins: has no target '" + target + "'; " +
+    throw UsageError(std::string(kManifestName) + ": /plugins: has no target '" + target + "'; " +
                      (names.empty() ? std::string("it declares no targets at all")
                                     : "it declares: " + join(names, ", ")) +
                      "; fix: pick one of those with --target, or add '" + target +
                      "' to the manifest");
   }
-  return recipe_from_json(*it, target, fname + ": /plugins/" + target, vars);
+  return recipe_from_json(*it, target, std::string(kManifestName) + ": /plugins/" + target, vars);
 }
 
 PythonPlugin python_plugin_from_json(const json& j, const std::string& where) {

@@ -130,9 +130,9 @@ TEST_CASE("json_schema: a broken grid names the file, the pointer and the fix") 
   CHECK(message(json::array(), "grid") ==
         "f.json: top level: expected an object, found array []; fix: the file must be an object "
         "with the fields schema_version, shapes (abharness grid)");
-  CHECK(message(json{{"schema_version", 1}, {"shapes", {{{"id", nullptr}, {"params", {}}}}}},
-                "grid")
-            .rfind("f.json: /shapes/0/id: expected a string, found null; fix:", 0) == 0);
+  CHECK(
+      message(json{{"schema_version", 1}, {"shapes", {{{"id", nullptr}, {"params", {}}}}}}, "grid")
+          .rfind("f.json: /shapes/0/id: expected a string, found null; fix:", 0) == 0);
 }
 
 TEST_CASE("json_schema: a broken manifest names the file, the pointer and the fix") {
