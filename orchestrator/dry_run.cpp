@@ -126,7 +126,9 @@ void run_check(const std::vector<std::string>& argv, const std::map<std::string,
   const ExitStatus st = run_into_scratch(argv, tag, scratch, env, 900);
   if (st.ok()) return;
   const std::string why = failure_of(scratch.read(tag + ".err", 1u << 20), prefix);
-  throw UsageError(who + " fails its dry run before any arm (" + st.describe() + "): " + why +
+  // The check process's own status, named as such: abharness itself exits 2 (usage).
+  throw UsageError(who + " fails its dry run before any arm (its check process: " + st.describe() +
+                   "): " + why +
                    "; fix the grid, the options or the plugin and run again (nothing was "
                    "measured)");
 }

@@ -110,7 +110,7 @@ cat >typo.json <<'JSON'
   { "id": "tn", "params": { "m": 24, "n": 24, "k": 24, "layout": "TN" } } ] }
 JSON
 expect_rc 2 "$ABH" run "${common[@]}" "${ab[@]}" --grid typo.json --runs-root runs --run-id typo
-says "fails its dry run before any arm"
+says "fails its dry run before any arm (its check process: exit code "
 says "2 of 3 shapes refused: shape typo: cpu-gemm: cannot create problem"
 says "unknown param 'seeed'"
 says "shape tn: "
