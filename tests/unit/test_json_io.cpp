@@ -21,20 +21,28 @@ using test::error_of;
 
 TEST_CASE("json_io: parsing is bounded in size and depth and names the origin") {
   CHECK(parse_json(R"({"a": [1, 2]})", "x.json") == json{{"a", {1, 2}}});
-  CHECK(error_of([] { parse_json("{", "x.json"); }).rfind("x.json: not valid JSON (", 0) == 0);
+  const std::string bad = error_of([] { parse_json("{", "x.json"); });
+  CHECK(bad.rfind("x.json: not valid JSON (", 0) == 0);
+  CHECK(bad.find("; correct the file there") != std::string::npos);
   CHECK(error_of([] {
           parse_json(std::string(11, ' '), "x.json", JsonLimits{10, 8});
-        }) == "x.json: 11 bytes is more than the limit of 10");
+        }) ==
+        std::string("x.json: 11 bytes is more than the limit of 10") +
+            ": check that this is the file meant, or split a grid this large into several runs");
   const std::string deep = std::string(5, '[') + std::string(5, ']');
   CHECK_NOTHROW(parse_json(deep, "x.json", JsonLimits{1024, 6}));
   CHECK(error_of([&] {
           parse_json(deep, "x.json", JsonLimits{1024, 4});
-        }) == "x.json: JSON nested deeper than 4 levels");
+        }) ==
+        std::string("x.json: JSON nested deeper than 4 levels") +
+            ": check that this is the file meant, or split a grid this large into several runs");
   // Hostile nesting far beyond any stack is refused, not recursed into.
   const std::string bomb = std::string(1 << 19, '[') + std::string(1 << 19, ']');
   CHECK(error_of([&] {
           parse_json(bomb, "x.json", JsonLimits{2u << 20, 64});
-        }) == "x.json: JSON nested deeper than 64 levels");
+        }) ==
+        std::string("x.json: JSON nested deeper than 64 levels") +
+            ": check that this is the file meant, or split a grid this large into several runs");
 }
 
 TEST_CASE("json_io: files are read within a limit and a missing one is named") {
@@ -44,7 +52,8 @@ TEST_CASE("json_io: files are read within a limit and a missing one is named") {
   test::write(p, R"({"k": "v"})");
   CHECK(read_json_file(p)["k"] == "v");
   CHECK(error_of([&] { read_text_file(p, 4); }) ==
-        p.string() + ": 10 bytes is more than the limit of 4");
+        p.string() + ": 10 bytes is more than the limit of 4" +
+            ": check that this is the file meant, or split a grid this large into several runs");
   test::write(p, "[1,");
   CHECK(error_of([&] { read_json_file(p); }).rfind(p.string() + ": not valid JSON", 0) == 0);
   CHECK(error_of([&] { read_json_file(tmp.path()); }) ==
@@ -66,7 +75,8 @@ TEST_CASE("json_io: a pipe is read to its end, within the limit (--grid <(make_g
   writer.join();
   writer = feed(std::string(100000, ' '));
   CHECK(error_of([&] { read_text_file(fifo, 70000); }) ==
-        fifo.string() + ": more than the limit of 70000 bytes");
+        fifo.string() + ": more than the limit of 70000 bytes" +
+            ": check that this is the file meant, or split a grid this large into several runs");
   writer.join();
 }
 
