@@ -29,6 +29,19 @@ void say_missing(const Validation& v, const std::string& dir) {
             << "\n`abharness resume " << quote(dir) << "` measures them\n";
 }
 
+// Hidden temp files of writes that were interrupted: not results and not problems, but named, so
+// that nothing under results/ goes unaccounted for.
+void say_leftovers(const Validation& v, const std::string& dir) {
+  if (v.leftovers.empty()) return;
+  std::vector<std::string> named;  // a file's name is anyone's text: printed printable
+  for (std::size_t i = 0; i < v.leftovers.size() && i < 10; ++i)
+    named.push_back(printable(v.leftovers[i]));
+  std::cout << "not counted: " << v.leftovers.size() << " interrupted write"
+            << (v.leftovers.size() == 1 ? "" : "s") << " (hidden temp files): " << join(named, ", ")
+            << (v.leftovers.size() > named.size() ? " and more" : "") << "; `abharness resume "
+            << quote(dir) << "` removes them\n";
+}
+
 }  // namespace
 
 void add_verify_command(CLI::App& app, int& exit_code) {
@@ -55,6 +68,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     std::cout << "verified " << valid << " of " << v.outcomes.size() << " planned results of run "
               << plan.run_id << "\nresult-set digest: " << v.result_set_digest << "\n";
     say_missing(v, *dir);
+    say_leftovers(v, *dir);
     exit_code = v.complete() ? exit_code::kSuccess : exit_code::kIncomplete;
   });
 }

@@ -232,6 +232,8 @@ grep -q "what to do: plan.json is not the plan this run's results were measured 
 fresh
 cp "$T/c/results/$S1/A1.json" "$T/c/results/$S1/.A1.json.tmp.99999"
 expect_rc 0 "$ABH" verify "$T/c"
+grep -qF "not counted: 1 interrupted write (hidden temp files): results/$S1/.A1.json.tmp.99999" \
+  "$T/last.out" || fail "verify did not name the interrupted write: $(cat "$T/last.out")"
 expect_rc 0 "$ABH" resume "$T/c" --quiet
 [ ! -e "$T/c/results/$S1/.A1.json.tmp.99999" ] || fail "resume left the interrupted write"
 pass "all tamper cases refused"
