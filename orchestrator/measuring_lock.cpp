@@ -5,13 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "model/launch.hpp"
+#include "model/timing.hpp"
 #include "system/eintr.hpp"
 
 namespace abh {
@@ -24,15 +27,23 @@ fs::path measuring_lock_dir() {
 
 std::vector<std::string> measuring_lock_names(const Plan& plan) {
   std::set<std::string> names;
+  bool gpu_lane = false;
   for (const Task& t : plan.tasks) {
     const Environment* lane = t.gpu >= 0 && static_cast<std::size_t>(t.gpu) < plan.machine.size()
                                   ? &plan.machine[t.gpu]
                                   : nullptr;
-    if (lane && lane->gpu && !lane->gpu->uuid.empty())
+    if (lane && lane->gpu && !lane->gpu->uuid.empty()) {
       names.insert("gpu-" + lane->gpu->uuid);
-    else if (!t.cpus.empty())
+      gpu_lane = true;
+    } else if (!t.cpus.empty()) {
       names.insert("cpu-" + std::to_string(t.cpus.front()));
+      names.insert(kHostLock);
+    }
   }
+  // Host-inclusive time on a GPU is the host's to disturb as much as a CPU measurement is.
+  if (gpu_lane && std::any_of(plan.shapes.begin(), plan.shapes.end(),
+                              [](const Shape& s) { return s.timing == kTimingLaunch; }))
+    names.insert(kHostLock);
   return {names.begin(), names.end()};
 }
 
@@ -52,13 +63,70 @@ bool open_dir(const fs::path& dir, std::string& why) {
   return true;
 }
 
-std::string holder_of(int fd) {
+// What a lock guards, as a message says it.
+std::string guarded_by(const std::string& name) {
+  return name == kHostLock ? "this machine's CPUs" : name;
+}
+
+// The lock file `name` in `dir`, opened (created for everyone) without following a link; an
+// invalid descriptor, with the reason said loudly, when it cannot be.
+UniqueFd open_lock(const fs::path& dir, const std::string& name, const std::string& unguarded) {
+  const fs::path path = dir / (name + ".lock");
+  int raw = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (raw < 0 && errno == EACCES) raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (raw < 0) {
+    std::cerr << "abharness: WARNING: cannot open the lock " << path.string() << ": "
+              << std::strerror(errno) << ": " << unguarded << "\n";
+    return UniqueFd();
+  }
+  UniqueFd fd(raw);
+  ::fchmod(fd.get(), 0666);  // another user's run must be able to open it too
+  return fd;
+}
+
+// Who holds a lock and what it does there, as its holder wrote them (claim): "run <dir> (pid N)",
+// then "measuring" or "building".
+struct Holder {
+  std::string who = "another abharness";
+  std::string doing = "measuring";
+};
+
+Holder holder_of(int fd) {
   char buf[512] = {};
   const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-  std::string s = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s.empty() ? "another abharness" : s;
+  std::istringstream text(n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "");
+  Holder h;
+  std::string line;
+  if (std::getline(text, line) && !line.empty()) h.who = line;
+  if (std::getline(text, line) && !line.empty()) h.doing = line;
+  return h;
 }
+
+// Writes who holds the lock now, for the message of the next run that waits for it; the flock is
+// what excludes, so a failed write costs only that message.
+void claim(int fd, const fs::path& run_dir, const char* doing) {
+  const std::string me =
+      "run " + run_dir.string() + " (pid " + std::to_string(::getpid()) + ")\n" + doing + "\n";
+  if (::ftruncate(fd, 0) != 0) return;
+  [[maybe_unused]] const ssize_t written = ::pwrite(fd, me.data(), me.size(), 0);
+}
+
+// Takes `fd`'s flock in `mode`, first without waiting; when another process holds it, says whom
+// this waits for (`until` ends the sentence) and waits. False, said loudly, when it cannot wait.
+bool take(int fd, int mode, const std::string& name, const std::string& until,
+          const std::string& unguarded) {
+  if (retry_on_eintr([&] { return ::flock(fd, mode | LOCK_NB); }) == 0) return true;
+  const Holder h = holder_of(fd);
+  std::cerr << "abharness: waiting for " << h.who << ", which is " << h.doing << " on "
+            << guarded_by(name) << "; " << until << "\n";
+  if (retry_on_eintr([&] { return ::flock(fd, mode); }) == 0) return true;
+  std::cerr << "abharness: WARNING: cannot wait for the lock " << name << ": "
+            << std::strerror(errno) << ": " << unguarded << "\n";
+  return false;
+}
+
+constexpr const char* kUnmeasured =
+    "another run on this machine could measure beside this one unnoticed";
 
 }  // namespace
 
@@ -68,37 +136,34 @@ MeasuringLocks::MeasuringLocks(const Plan& plan, const fs::path& run_dir, const 
   std::string why;
   if (!open_dir(dir, why)) {
     std::cerr << "abharness: WARNING: cannot take the measuring locks (" << why
-              << "): another run on this machine could measure beside this one unnoticed\n";
+              << "): " << kUnmeasured << "\n";
     return;
   }
   for (const std::string& name : names) {
-    const fs::path path = dir / (name + ".lock");
-    int raw = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (raw < 0 && errno == EACCES) raw = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (raw < 0) {
-      std::cerr << "abharness: WARNING: cannot open the measuring lock " << path.string() << ": "
-                << std::strerror(errno)
-                << ": another run on this machine could measure beside this one unnoticed\n";
+    UniqueFd fd = open_lock(dir, name, kUnmeasured);
+    if (!fd.valid() || !take(fd.get(), LOCK_EX, name, "this run measures when it has finished",
+                             "this run measures beside the one that holds it"))
       continue;
-    }
-    UniqueFd fd(raw);
-    ::fchmod(fd.get(), 0666);  // another user's run must be able to open it too
-    if (retry_on_eintr([&] { return ::flock(fd.get(), LOCK_EX | LOCK_NB); }) != 0) {
-      std::cerr << "abharness: waiting for " << holder_of(fd.get()) << ", which is measuring on "
-                << name << "; this run measures when it has finished\n";
-      if (retry_on_eintr([&] { return ::flock(fd.get(), LOCK_EX); }) != 0) {
-        std::cerr << "abharness: WARNING: cannot wait for the measuring lock " << path.string()
-                  << ": " << std::strerror(errno)
-                  << ": this run measures beside the one that holds it\n";
-        continue;
-      }
-    }
-    const std::string me =
-        "run " + run_dir.string() + " (pid " + std::to_string(::getpid()) + ")\n";
-    if (::ftruncate(fd.get(), 0) == 0 && ::pwrite(fd.get(), me.data(), me.size(), 0) < 0) {
-      // Who holds it is a hint for the next run's message; the flock is what excludes.
-    }
+    claim(fd.get(), run_dir, "measuring");
     held_.push_back(std::move(fd));
+  }
+}
+
+BuildingLock::BuildingLock(const fs::path& run_dir, const fs::path& dir) {
+  constexpr const char* unguarded = "this build could load a measurement on this machine";
+  std::string why;
+  if (!open_dir(dir, why)) {
+    std::cerr << "abharness: WARNING: cannot take the building lock (" << why << "): " << unguarded
+              << "\n";
+    return;
+  }
+  UniqueFd fd = open_lock(dir, kHostLock, unguarded);
+  if (fd.valid() && take(fd.get(), LOCK_SH, kHostLock,
+                         "this run builds when it has finished (a compile beside it would load "
+                         "its measurement)",
+                         "this build runs beside that measurement")) {
+    claim(fd.get(), run_dir, "building");
+    held_ = std::move(fd);
   }
 }
 

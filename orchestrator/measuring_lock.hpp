@@ -22,9 +22,15 @@ namespace abh {
 // $ABH_LOCK_DIR when set (the tests give each test its own), else /tmp/abharness-locks.
 std::filesystem::path measuring_lock_dir();
 
+// The lock of the whole host: held exclusively by a run whose timings the host's load disturbs (a
+// CPU lane, or host-inclusive `launch` time on a GPU), shared by a build. Two CPU runs on
+// different CPUs of one machine still share its caches and memory bandwidth, and a compile beside
+// a CPU measurement loads it; so neither happens beside such a run.
+inline constexpr const char* kHostLock = "host";
+
 // The names of the locks a plan's lanes need, sorted (the order they are taken in, so that two
 // runs cannot each hold one the other waits for): "gpu-<uuid>" for a GPU lane, "cpu-<n>" for
-// each CPU a CPU lane's arms measure on.
+// each CPU a CPU lane's arms measure on, and kHostLock for a run the host's load disturbs.
 std::vector<std::string> measuring_lock_names(const Plan& plan);
 
 class MeasuringLocks {
@@ -37,6 +43,18 @@ class MeasuringLocks {
 
  private:
   std::vector<UniqueFd> held_;
+};
+
+// Held while a plugin compiles (not while a cached build is reused): waits, saying for whom, until
+// no run on this machine measures what the host's load disturbs; builds do not exclude each other
+// or GPU kernel timing.
+class BuildingLock {
+ public:
+  explicit BuildingLock(const std::filesystem::path& run_dir,
+                        const std::filesystem::path& dir = measuring_lock_dir());
+
+ private:
+  UniqueFd held_;
 };
 
 // The locks a run needs where its launcher runs lanes on this machine; none for a launcher that

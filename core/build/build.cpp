@@ -364,7 +364,8 @@ void publish(const fs::path& built, const fs::path& cache_root, const fs::path& 
 
 BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& src,
                                      const SourceIdentity& id, const fs::path& cache_root,
-                                     const fs::path& variant_dir) {
+                                     const fs::path& variant_dir,
+                                     const std::function<void()>& before_compiling) {
   check_recipe(recipe, src, id);
   const std::string artifact_name = fs::path(recipe.artifact).filename().string();
   BuildOutcome out;
@@ -388,6 +389,7 @@ BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& 
   if (why != "absent") discard_entry(cache_root, entry);
   remove_stale_temporaries(cache_root);
 
+  if (before_compiling) before_compiling();
   run_recipe(recipe, program, src, id, vdir, out, why);
   const fs::path built = built_artifact(recipe, src, id, out);
   publish(built, cache_root, entry, expected, out);
@@ -400,9 +402,10 @@ BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& 
 }  // namespace
 
 BuildOutcome build_variant(const BuildRecipe& recipe, const fs::path& src, const SourceIdentity& id,
-                           const fs::path& cache_root, const fs::path& variant_dir) {
+                           const fs::path& cache_root, const fs::path& variant_dir,
+                           const std::function<void()>& before_compiling) {
   try {
-    return build_variant_unwrapped(recipe, src, id, cache_root, variant_dir);
+    return build_variant_unwrapped(recipe, src, id, cache_root, variant_dir, before_compiling);
   } catch (const fs::filesystem_error& e) {
     // std::filesystem failures (a full disk, a read-only cache) reach the user as abh::Error.
     throw Error("build of target '" + recipe.target + "' in " + src.string() + ": " + e.what());

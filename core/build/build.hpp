@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "model/identity.hpp"
@@ -23,8 +24,11 @@ struct BuildOutcome {
 
 // `src` holds the materialized sources; `variant_dir` receives build.log and the plugin;
 // `cache_root` holds one directory per cache key. A failed build throws with the tail of its log.
+// `before_compiling` is called once before the recipe runs, never for a cached build: the
+// orchestrator waits there for a measurement that a compile would load.
 BuildOutcome build_variant(const BuildRecipe& recipe, const std::filesystem::path& src,
                            const SourceIdentity& id, const std::filesystem::path& cache_root,
-                           const std::filesystem::path& variant_dir);
+                           const std::filesystem::path& variant_dir,
+                           const std::function<void()>& before_compiling = {});
 
 }  // namespace abh

@@ -35,6 +35,37 @@ PY
 for r in one two; do expect_rc 0 "$ABH" verify runs/$r; done
 pass "two runs at once: one waits for the other ($(cut -c1-80 waited))"
 
+# A compile waits for a CPU measurement on this machine: run four's compiler (a wrapper first on its
+# PATH, so its builds are not the cached ones) starts only after run three's last arm has ended.
+mkdir wrap
+cat >wrap/c++ <<EOF
+#!/bin/sh
+python3 -c 'import datetime; print(datetime.datetime.now(datetime.timezone.utc).isoformat())' \
+  >>"$PWD/compiles"
+exec "$(command -v c++)" "\$@"
+EOF
+chmod +x wrap/c++
+"$ABH" run "${slow[@]}" --run-id three >three.out 2>three.err &
+p3=$!
+wait_until 120 bash -c 'ls runs/three/results/*/*.json >/dev/null 2>&1' || fail "run three never measured"
+PATH="$PWD/wrap:$PATH" "$ABH" run "${args[@]}" --run-id four >four.out 2>four.err &
+p4=$!
+wait $p3 || fail "run three failed: $(cat three.err)"
+wait $p4 || fail "run four failed: $(cat four.err)"
+grep -q "waiting for run .*/runs/three (pid $p3), which is measuring on this machine's CPUs; this run builds when it has finished" \
+  four.err || fail "run four did not say its build waited for run three: $(cat four.err)"
+python3 - runs/three compiles <<'PY' || fail "run four compiled beside run three's arms (above)"
+import datetime, glob, json, sys
+ends = [json.load(open(f))["finished_at"] for f in glob.glob(sys.argv[1] + "/results/*/*.json")]
+last = max(datetime.datetime.fromisoformat(e.replace("Z", "+00:00")) for e in ends)
+compiles = [datetime.datetime.fromisoformat(l.strip()) for l in open(sys.argv[2])]
+print("last arm of three", last, "compiles of four", compiles)
+assert len(ends) == 6 and len(compiles) == 2, (len(ends), compiles)
+assert min(compiles) > last, "a compile started before the last arm ended"
+PY
+for r in three four; do expect_rc 0 "$ABH" verify runs/$r; done
+pass "a compile waits for a CPU measurement on this machine: $(grep -c . compiles) compiles after its last arm"
+
 # A holder killed by SIGKILL while it measures releases its lock with its death.
 "$ABH" run "${args[@]}" --run-id killed >killed.out 2>killed.err &
 p=$!
