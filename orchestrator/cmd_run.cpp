@@ -217,7 +217,7 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
   const fs::path worker = worker_binary();
   Plan plan;
   try {
-    plan = make_plan(request, resolved, id, run_dir, worker, runs_root / ".cache" / "builds");
+    plan = make_plan(request, resolved, id, run_dir, worker, build_cache_root(runs_root));
   } catch (const BuildFailed&) {
     dir.keep();
     throw;

@@ -18,6 +18,7 @@
 #include "system/json_io.hpp"
 #include "system/run_dir_fs.hpp"
 #include "system/text.hpp"
+#include "variants.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -32,6 +33,11 @@ void print_problems(const Validation& v, const fs::path& run_dir) {
   std::cerr << "abharness: provenance validation FAILED (" << v.problems.size()
             << " problem(s)); no report is produced from this run:\n";
   for (const auto& p : v.problems) std::cerr << "  " << p.describe() << "\n";
+  for (const auto& p : v.problems)
+    if (p.rule == "plugin-file")
+      if (const std::string cp = restore_command(run_dir, p.file, p.expected); !cp.empty())
+        std::cerr << "what to do: the build cache holds the plugin the plan hashed: " << cp
+                  << " restores " << p.file << "\n";
   for (const std::string& hint : repair_hints(v, quote(run_dir.string())))
     std::cerr << "what to do: " << hint << "\n";
 }

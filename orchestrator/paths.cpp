@@ -34,4 +34,8 @@ fs::path plugin_include_dir() {
   return dir;
 }
 
+fs::path build_cache_root(const fs::path& runs_root) {
+  return runs_root / ".cache" / "builds";
+}
+
 }  // namespace abh

@@ -62,6 +62,17 @@ namespace {
                    "must not be mixed)");
 }
 
+// A plugin missing or changed: when the build cache still holds the bytes the plan hashed, the
+// fix is to restore them, which loses nothing measured; else the run cannot go on.
+[[noreturn]] void refuse_plugin(const fs::path& run_dir, const Variant& v,
+                                const std::string& what) {
+  if (const std::string cp = restore_command(run_dir, v.plugin, v.plugin_sha256); !cp.empty())
+    throw UsageError("cannot resume " + run_dir.string() + ": " + what +
+                     "; the build cache holds the plugin the plan hashed: restore it (" + cp +
+                     ") and resume again");
+  refuse_resume(run_dir, what);
+}
+
 // A WORKTREE variant's sources must still have the planned identity.
 void check_sources(const fs::path& run_dir, const Plan& plan) {
   for (const auto& v : plan.variants) {
@@ -85,11 +96,12 @@ void check_binaries(const fs::path& run_dir, const Plan& plan, const fs::path& w
   for (const auto& v : plan.variants) {
     const RunDirFs run(run_dir);
     if (run.kind(v.plugin) == RunDirFs::Kind::absent)
-      refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " is missing");
+      refuse_plugin(run_dir, v, "the " + v.name + " plugin " + v.plugin + " is missing");
     std::string h = plugin_digest(run_dir, v);
     if (h != v.plugin_sha256)
-      refuse_resume(run_dir, "the " + v.name + " plugin " + v.plugin + " changed (plan " +
-                                 v.plugin_sha256.substr(0, 12) + ", now " + h.substr(0, 12) + ")");
+      refuse_plugin(run_dir, v,
+                    "the " + v.name + " plugin " + v.plugin + " changed (plan " +
+                        v.plugin_sha256.substr(0, 12) + ", now " + h.substr(0, 12) + ")");
   }
 }
 

@@ -401,6 +401,25 @@ BuildOutcome build_variant_unwrapped(const BuildRecipe& recipe, const fs::path& 
 
 }  // namespace
 
+std::optional<fs::path> cached_artifact(const fs::path& cache_root,
+                                        const std::string& artifact_name,
+                                        const std::string& sha256) {
+  std::error_code ec;
+  for (fs::directory_iterator it(cache_root, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path artifact = it->path() / artifact_name;
+    try {
+      const json meta = read_json_file(it->path() / kMeta, JsonLimits{1u << 16, 8});
+      if (meta.value("artifact", "") != artifact_name ||
+          meta.value("artifact_sha256", "") != sha256)
+        continue;
+      if (fs::is_regular_file(artifact) && sha256_file(artifact) == sha256) return artifact;
+    } catch (const std::exception&) {
+      // A damaged or foreign entry is not the copy sought; the next may be.
+    }
+  }
+  return std::nullopt;
+}
+
 BuildOutcome build_variant(const BuildRecipe& recipe, const fs::path& src, const SourceIdentity& id,
                            const fs::path& cache_root, const fs::path& variant_dir,
                            const std::function<void()>& before_compiling) {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "model/identity.hpp"
@@ -30,5 +31,12 @@ BuildOutcome build_variant(const BuildRecipe& recipe, const std::filesystem::pat
                            const SourceIdentity& id, const std::filesystem::path& cache_root,
                            const std::filesystem::path& variant_dir,
                            const std::function<void()>& before_compiling = {});
+
+// A cached build's artifact named `artifact_name` whose bytes have SHA-256 `sha256` (what a plan
+// records of its plugin), for restoring a plugin replaced in a run directory; nullopt when the
+// cache at `cache_root` holds none. Entries are matched by their meta.json, then hashed.
+std::optional<std::filesystem::path> cached_artifact(const std::filesystem::path& cache_root,
+                                                     const std::string& artifact_name,
+                                                     const std::string& sha256);
 
 }  // namespace abh

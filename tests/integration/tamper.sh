@@ -97,6 +97,22 @@ expect_rc 2 "$ABH" resume "$T/c"
 grep -q "candidate plugin variants/candidate/libcpugemm.so changed" "$T/last.err" \
   || fail "resume with a replaced plugin: $(cat "$T/last.err")"
 
+# A replaced plugin whose planned bytes the runs root's build cache still holds: verify and resume
+# give the command that restores it, which loses nothing measured, and after it the run verifies.
+rm -rf runs/c2 && cp -a runs/r1 runs/c2 && rm -f runs/c2/report.*
+printf '\0' >>runs/c2/variants/candidate/libcpugemm.so
+expect_rc 3 "$ABH" verify runs/c2
+grep -q "what to do: the build cache holds the plugin the plan hashed: cp [^ ]*/runs/.cache/builds/[0-9a-f]*/libcpugemm.so [^ ]*/runs/c2/variants/candidate/libcpugemm.so restores variants/candidate/libcpugemm.so" \
+  "$T/last.err" || fail "verify: no restore command: $(cat "$T/last.err")"
+expect_rc 2 "$ABH" resume runs/c2
+restore=$(grep -o "restore it (cp [^)]*)" "$T/last.err" | sed 's/^restore it (//; s/)$//')
+[ -n "$restore" ] || fail "resume: no restore command: $(cat "$T/last.err")"
+eval "$restore"
+expect_rc 0 "$ABH" verify runs/c2
+expect_rc 0 "$ABH" resume runs/c2 --quiet
+rm -rf runs/c2
+pass "a replaced plugin the build cache still holds: verify and resume say how to restore it; restored, the run verifies"
+
 # worker-sha256: an arm measured by another worker binary.
 fresh
 # The worker is its executable, engine library and Python front end (core/model/worker_protocol.hpp):
