@@ -7,6 +7,7 @@
 # a summary table is printed last.
 #
 # usage: tools/gpu_prove.sh [tests]    (from the repository root; "tests": the tests only)
+#        BUNDLE=<dir>: use that bundle's worker and plugins, building nothing here
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu-prove}
 mkdir -p "$OUT/arms"
@@ -21,7 +22,10 @@ nvcc --version | tail -2
 
 t0=$(date +%s.%N)
 BUILD=build-h200
-if cmake -S . -B "$BUILD" -DABH_WITH_GIT=OFF -DBUILD_TESTING=OFF >"$OUT/cmake.log" 2>&1 &&
+if [ -n "${BUNDLE:-}" ]; then
+  BIN=$BUNDLE/bin PLUG=$BUNDLE/lib/abharness
+  note "build: none, the bundle $BUNDLE"
+elif cmake -S . -B "$BUILD" -DABH_WITH_GIT=OFF -DBUILD_TESTING=OFF >"$OUT/cmake.log" 2>&1 &&
   cmake --build "$BUILD" -j"$(nproc)" --target abharness-worker abh_spin abh_cublaslt_gemm \
     abh_cpu_gemm >>"$OUT/cmake.log" 2>&1; then
   BIN=$PWD/$BUILD/bin PLUG=$PWD/$BUILD/plugins
