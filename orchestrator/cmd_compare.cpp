@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
+#include "paths.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/comparison.hpp"
@@ -56,6 +57,7 @@ std::optional<Report> verified_report(const fs::path& dir, const Plan& plan,
 
 int run_compare(const CompareFlags& f) {
   validate(f.stats);
+  if (!f.out.empty()) refuse_output_in_run(f.out, "--out");
   if (f.runs.size() < 2)
     throw UsageError("compare: give at least two run directories (one run has nothing to compare)");
   std::vector<Plan> plans;

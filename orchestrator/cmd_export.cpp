@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
+#include "paths.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/export.hpp"
@@ -26,6 +27,7 @@ struct ExportFlags {
 };
 
 int run_export(const ExportFlags& f) {
+  if (!f.out.empty()) refuse_output_in_run(f.out, "--out");
   validate(f.stats);
   const ExportFormat& format = export_format(f.format);
   const Plan plan = load_plan(f.run);

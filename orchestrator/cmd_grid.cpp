@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "model/grid.hpp"
 #include "model/model_grid.hpp"
+#include "paths.hpp"
 #include "system/data_dir.hpp"
 #include "system/error.hpp"
 
@@ -99,6 +100,7 @@ ModelConfig resolve_model(const GridOptions& o, const std::filesystem::path& dat
 }
 
 void run_grid(const GridOptions& o) {
+  if (!o.output.empty()) refuse_output_in_run(o.output, "--output");
   const auto data = resolve_data_dir();
   if (o.list_models) {
     list_models(data / "models");

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "conclude.hpp"
 #include "exit_codes.hpp"
+#include "paths.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/history.hpp"
@@ -63,6 +64,7 @@ std::string history_report_link(const fs::path& run, const fs::path& out) {
 
 int run_history(const HistoryFlags& f) {
   validate(f.stats);
+  refuse_output_in_run(f.out, "--out");
   const std::string chart_js = read_chart_js(f.chart_js);
   std::vector<Plan> plans;
   SeenRuns seen("history");

@@ -1,11 +1,17 @@
 // `abharness report`: re-render the reports of a run (validating it first), and the report flags
 // that run and resume share with it.
+#include <unistd.h>
+
+#include <optional>
+
 #include "conclude.hpp"
 #include "fraction_option.hpp"
+#include "paths.hpp"
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "report/report_render.hpp"
 #include "run_command.hpp"
+#include "run_lock.hpp"
 
 namespace abh {
 
@@ -93,6 +99,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
 The run directory is only read; the reports are written into it unless --out names another
 directory. A run directory that cannot be written (a downloaded artifact) needs --out or --print.)");
   c->callback([dir, flags, &exit_code] {
+    // A live run's reports are its own to write when it ends; a report made of its results so far
+    // is printed (a report begun before the run ended and written after would replace them). A
+    // run at rest is held while its reports are rewritten, so that no resume starts meanwhile.
+    if (!flags->out.empty()) refuse_output_in_run(flags->out, "--out", *dir);
+    flags->live = run_is_live(*dir);
+    std::optional<RunLock> held;
+    if (!flags->live && flags->out.empty() && ::access(dir->c_str(), W_OK) == 0) held.emplace(*dir);
     Plan plan = load_plan(*dir);
     exit_code = conclude(*dir, plan, validate_run(*dir, plan, adaptive_blocks), *flags);
   });

@@ -9,14 +9,15 @@
 #include "provenance/provenance.hpp"
 #include "report/adaptive.hpp"
 #include "run_command.hpp"
+#include "run_lock.hpp"
 #include "system/text.hpp"
 
 namespace abh {
 namespace {
 
 // An incomplete run's arms without a valid result, the first ten by name with why, and how to
-// measure them.
-void say_missing(const Validation& v, const std::string& dir) {
+// measure them: resume, unless the run is live (another abharness is measuring them now).
+void say_missing(const Validation& v, const std::string& dir, bool live) {
   std::vector<std::string> missing;
   for (const auto& o : v.outcomes)
     if (!o.result) missing.push_back(o.task.shape + "/" + o.task.arm + " (" + o.failure + ")");
@@ -26,7 +27,8 @@ void say_missing(const Validation& v, const std::string& dir) {
             << join(std::vector<std::string>(missing.begin(), missing.begin() + shown), ", ")
             << (missing.size() > shown ? " and " + std::to_string(missing.size() - shown) + " more"
                                        : "")
-            << "\n`abharness resume " << quote(dir) << "` measures them\n";
+            << (live ? "\nthe run is live: another abharness is measuring them now\n"
+                     : "\n`abharness resume " + quote(dir) + "` measures them\n");
 }
 
 // Hidden temp files of writes that were interrupted: not results and not problems, but named, so
@@ -67,7 +69,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     for (const auto& o : v.outcomes) valid += o.result ? 1 : 0;
     std::cout << "verified " << valid << " of " << v.outcomes.size() << " planned results of run "
               << plan.run_id << "\nresult-set digest: " << v.result_set_digest << "\n";
-    say_missing(v, *dir);
+    say_missing(v, *dir, run_is_live(*dir));
     say_leftovers(v, *dir);
     exit_code = v.complete() ? exit_code::kSuccess : exit_code::kIncomplete;
   });

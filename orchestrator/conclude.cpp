@@ -57,6 +57,13 @@ std::optional<fs::path> report_dir(const fs::path& run_dir, const ReportFlags& f
                   ": name a directory you can write");
     return fs::path(flags.out);
   }
+  if (flags.live) {
+    std::cerr << "abharness: " << run_dir.string()
+              << " is live (another abharness is measuring it): this report of its results so "
+                 "far is printed, not written; the run writes its own when it ends (--out DIR "
+                 "writes this one elsewhere)\n";
+    return std::nullopt;
+  }
   if (::access(run_dir.c_str(), W_OK) == 0) return run_dir;
   if (flags.print_asked) {
     std::cerr << "abharness: " << run_dir.string()
@@ -123,6 +130,11 @@ int gate_exit_code(const std::vector<NamedGate>& gates, const Validation& v,
   if (!v.complete()) {
     int missing = 0;
     for (const auto& o : v.outcomes) missing += o.result ? 0 : 1;
+    if (flags.live) {
+      std::cerr << "abharness: exit " << exit_code::kIncomplete << ": " << missing
+                << " arm(s) without a result yet: the run is still measuring\n";
+      return exit_code::kIncomplete;
+    }
     std::cerr << "abharness: exit " << exit_code::kIncomplete << ": sweep incomplete: " << missing
               << " arm(s) failed or did not run; their logs are under "
               << (run_dir / "logs").string() << "; `abharness resume " << run_dir.string()

@@ -38,4 +38,20 @@ fs::path build_cache_root(const fs::path& runs_root) {
   return runs_root / ".cache" / "builds";
 }
 
+void refuse_output_in_run(const fs::path& out, const std::string& option, const fs::path& own_run) {
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(fs::absolute(out), ec);
+  if (ec) return;  // a path that cannot be resolved fails when written, with its own reason
+  for (fs::path dir = target; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(dir / "plan.json", ec)) {
+      if (!own_run.empty() && dir == target && fs::equivalent(dir, own_run, ec)) return;
+      throw UsageError(option + " " + out.string() + ": it is inside the run directory " +
+                       dir.string() +
+                       ", which holds only what its run writes (a file written there could "
+                       "replace the run's own, or pass for its reports): name a path outside it");
+    }
+    if (dir == dir.root_path()) break;
+  }
+}
+
 }  // namespace abh

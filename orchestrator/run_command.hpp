@@ -28,6 +28,9 @@ struct ReportFlags {
   bool print_asked = false;        // --print was given: --quiet does not silence it
   // `report --out`: the directory the report files go to; empty: the run directory.
   std::string out;
+  // Another abharness is measuring the run (`report` or `verify` beside a live run): its arms yet
+  // to be measured are not failures, and its own reports, written when it ends, are not replaced.
+  bool live = false;
 };
 void add_report_flags(CLI::App& cmd, ReportFlags& f);  // cmd_report.cpp
 // --color auto|always|never, for every command that prints a table with verdicts.

@@ -9,6 +9,10 @@
 
 namespace abh {
 
+bool run_is_live(const std::filesystem::path& run_dir) {
+  return FileLock::held_elsewhere(RunDirFs(run_dir), ".lock");
+}
+
 RunLock::RunLock(const std::filesystem::path& run_dir)
     : RunLock(run_dir, ".lock",
               "another abharness is writing " + run_dir.string() +

@@ -10,6 +10,9 @@
 
 namespace abh {
 
+// Whether another process holds the run's lock now: a run or resume is measuring it.
+bool run_is_live(const std::filesystem::path& run_dir);
+
 class RunLock {
  public:
   // Throws UsageError naming the run directory when another process holds the lock.
