@@ -1,12 +1,12 @@
 #include "report/comparison.hpp"
 
 #include <algorithm>
-
 #include <map>
 #include <set>
 
 #include "report/report_json.hpp"
 #include "report/report_render.hpp"
+#include "report/shape_match.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -84,18 +84,21 @@ Comparison build_comparison(const std::vector<RunToCompare>& runs) {
   if (runs.size() < 2) throw UsageError("a comparison needs at least two runs");
   Comparison c;
   c.stats = runs.front().report.stats;
-  std::map<std::string, std::size_t> index;  // shape id -> position in c.shapes
+  ShapeMatch match;
   for (std::size_t run = 0; run < runs.size(); ++run) {
     const Report& r = runs[run].report;
     c.runs.push_back(compared_run(runs[run]));
     for (const auto& row : r.shapes) {
-      auto [it, fresh] = index.emplace(row.shape, c.shapes.size());
+      const auto [at, fresh] = match.place(row, run);
       if (fresh) c.shapes.push_back({row.shape, row.label, std::vector<ComparedCell>(runs.size())});
-      c.shapes[it->second].runs[run] = static_cast<const ShapeEstimate&>(row);
+      c.shapes[at].runs[run] = static_cast<const ShapeEstimate&>(row);
     }
   }
   label_runs(c.runs);
   c.notes = source_differences(runs);
+  std::vector<std::string> labels;
+  for (const auto& r : c.runs) labels.push_back(r.label);
+  for (std::string& note : match.notes(labels)) c.notes.push_back(std::move(note));
   for (std::string& note : differences(c.runs, c.shapes)) c.notes.push_back(std::move(note));
   return c;
 }

@@ -7,6 +7,7 @@
 
 #include "report/report_json.hpp"
 #include "report/report_render.hpp"
+#include "report/shape_match.hpp"
 #include "system/error.hpp"
 #include "system/text.hpp"
 
@@ -100,18 +101,20 @@ HistoryPage build_history(const std::vector<HistorySource>& sources) {
   });
   HistoryPage h;
   h.stats = sources.front().report.stats;
-  std::map<std::string, std::size_t> index;  // shape id -> position in h.shapes
+  ShapeMatch match;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const HistorySource& s = sources[order[i]];
     h.runs.push_back(history_run(s));
     for (const auto& row : s.report.shapes) {
-      auto [it, fresh] = index.emplace(row.shape, h.shapes.size());
+      const auto [at, fresh] = match.place(row, i);
       if (fresh) h.shapes.push_back({row.shape, row.label, row.timing, {}});
-      h.shapes[it->second].points.push_back(
-          {static_cast<int>(i), static_cast<const ShapeEstimate&>(row)});
+      h.shapes[at].points.push_back({static_cast<int>(i), static_cast<const ShapeEstimate&>(row)});
     }
   }
   h.notes = history_notes(h.runs, h.shapes);
+  std::vector<std::string> labels;
+  for (const auto& r : h.runs) labels.push_back(r.run_id + " (" + r.commit_label + ")");
+  for (std::string& note : match.notes(labels)) h.notes.push_back(std::move(note));
   return h;
 }
 

@@ -81,6 +81,32 @@ TEST_CASE("comparison: runs that share no shape are told apart from runs that sh
   CHECK_FALSE(shares_a_shape(build_comparison(runs)));
 }
 
+TEST_CASE("comparison: one shape id with other parameters in another run is another problem") {
+  auto runs = two_runs();
+  runs[1].report.shapes[0].params["m"] = 8;  // a grid edited in place
+  const Comparison c = build_comparison(runs);
+  REQUIRE(c.shapes.size() == 5);
+  CHECK(c.shapes[0].shape == runs[0].report.shapes[0].shape);
+  CHECK(c.shapes[0].runs[0]);
+  CHECK_FALSE(c.shapes[0].runs[1]);
+  CHECK(c.shapes[4].shape == runs[0].report.shapes[0].shape);  // its own row, last seen
+  CHECK_FALSE(c.shapes[4].runs[0]);
+  CHECK(c.shapes[4].runs[1]);
+  std::string note;
+  for (const auto& n : c.notes)
+    if (n.find("different problem") != std::string::npos) note = n;
+  CHECK(note.rfind("shape " + c.shapes[0].shape + " is a different problem in different runs (",
+                   0) == 0);
+  CHECK(note.find("\"m\":8") != std::string::npos);
+  CHECK(note.find("from run 20260108-000000-h200") != std::string::npos);
+  CHECK(note.find("each version has its own row and is not compared") != std::string::npos);
+  // The same parameters again: one row, no such note.
+  runs[1].report.shapes[0].params = runs[0].report.shapes[0].params;
+  const Comparison same = build_comparison(runs);
+  CHECK(same.shapes.size() == 4);
+  for (const auto& n : same.notes) CHECK(n.find("different problem") == std::string::npos);
+}
+
 TEST_CASE("comparison: the JSON mapping round-trips and matches its schema") {
   Comparison c = build_comparison(two_runs());
   json j = to_json(c);

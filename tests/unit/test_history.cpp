@@ -137,6 +137,18 @@ TEST_CASE("history: runs of different repositories or targets are said to be so"
   CHECK(h.notes[1] == "the runs measure different targets: cpu, cuda");
 }
 
+TEST_CASE("history: one shape id with another timing in a later run gets a line of its own") {
+  std::vector<HistorySource> s = three_sources();
+  for (auto& row : s[0].report.shapes) row.timing = "graph";  // the third run, by date
+  const HistoryPage h = build_history(s);
+  CHECK(h.shapes.size() == 8);
+  bool noted = false;
+  for (const auto& n : h.notes)
+    noted |= n.find("is a different problem in different runs") != std::string::npos &&
+             n.find("timing graph from run run-third") != std::string::npos;
+  CHECK(noted);
+}
+
 TEST_CASE("history: the JSON mapping round-trips and matches its schema") {
   const HistoryPage h = build_history(three_sources());
   const json j = to_json(h);
