@@ -58,20 +58,21 @@ std::optional<Report> verified_report(const fs::path& dir, const Plan& plan,
 int run_compare(const CompareFlags& f) {
   validate(f.stats);
   if (!f.out.empty()) refuse_output_in_run(f.out, "--out");
-  if (f.runs.size() < 2)
+  const std::vector<std::string> dirs = run_dirs_among(f.runs, "compare");
+  if (dirs.size() < 2)
     throw UsageError("compare: give at least two run directories (one run has nothing to compare)");
   std::vector<Plan> plans;
   SeenRuns seen("compare");
-  for (const auto& dir : f.runs) {
+  for (const auto& dir : dirs) {
     plans.push_back(load_plan(dir));
     seen.add(dir, plans.back());
   }
   std::vector<RunToCompare> runs;
   int refused = 0;
-  for (std::size_t i = 0; i < f.runs.size(); ++i) {
-    std::optional<Report> r = verified_report(f.runs[i], plans[i], f.stats);
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    std::optional<Report> r = verified_report(dirs[i], plans[i], f.stats);
     if (r)
-      runs.push_back({std::move(*r), f.runs[i]});
+      runs.push_back({std::move(*r), dirs[i]});
     else
       ++refused;
   }

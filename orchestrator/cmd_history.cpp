@@ -66,16 +66,18 @@ int run_history(const HistoryFlags& f) {
   validate(f.stats);
   refuse_output_in_run(f.out, "--out");
   const std::string chart_js = read_chart_js(f.chart_js);
+  const std::vector<std::string> dirs = run_dirs_among(f.runs, "history");
+  if (dirs.empty()) throw UsageError("history: none of the directories given is a run");
   std::vector<Plan> plans;
   SeenRuns seen("history");
-  for (const auto& dir : f.runs) {
+  for (const auto& dir : dirs) {
     plans.push_back(load_plan(dir));
     seen.add(dir, plans.back());
   }
   std::vector<HistorySource> sources;
   int refused = 0;
-  for (std::size_t i = 0; i < f.runs.size(); ++i) {
-    const std::string& dir = f.runs[i];
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    const std::string& dir = dirs[i];
     const Validation v = validate_run(dir, plans[i], adaptive_blocks);
     if (!v.problems.empty()) {
       std::cerr << "abharness: history: run " << dir << " (" << plans[i].run_id

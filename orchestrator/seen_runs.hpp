@@ -6,10 +6,18 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/plan.hpp"
 
 namespace abh {
+
+// The run directories among `given` (a shell glob such as runs/* names everything in a runs root):
+// a bisect directory, and a directory with neither plan.json nor results/ (not a run, or a start
+// that failed), are left out, each named on stderr with why. A directory with results/ but no plan
+// stays, so that loading it refuses the run and says how to restore its plan.
+std::vector<std::string> run_dirs_among(const std::vector<std::string>& given,
+                                        const std::string& command);
 
 class SeenRuns {
  public:

@@ -47,3 +47,17 @@ expect_rc 0 "$ABH" verify runs/live
 expect_rc 0 "$ABH" report runs/other --out runs/other --print json
 expect_rc 0 "$ABH" export runs/other --format bmf -o exported.json
 pass "no command writes into a run directory but a report into its own run"
+
+# --- `compare runs/*` and `history runs/*` over a runs root that holds more than runs -------------
+mkdir -p runs/bis/probes runs/failed/variants
+echo '{}' >runs/bis/bisect.json  # what marks a bisect directory
+expect_rc 0 "$ABH" compare runs/* --color never
+grep -q "compare: left out runs/bis: a bisect directory (its probes are runs under runs/bis/probes)" \
+  "$T/last.err" || fail "compare runs/*: $(cat "$T/last.err")"
+grep -q "compare: left out runs/failed: it holds neither plan.json nor results/" "$T/last.err" ||
+  fail "compare runs/*: $(cat "$T/last.err")"
+expect_rc 0 "$ABH" history runs/* --out hist
+[ -s hist/index.html ] || fail "history runs/* wrote no page"
+expect_rc 2 "$ABH" compare runs/bis runs/failed runs/live
+grep -q "give at least two run directories" "$T/last.err" || fail "one run left: $(cat "$T/last.err")"
+pass "compare and history over runs/* leave out what is not a run, saying so"
