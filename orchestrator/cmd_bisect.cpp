@@ -279,11 +279,22 @@ int finish(const Bisection& b, const ReportFlags& flags) {
   const bisect::BisectReport r = b.report();
   write_json_atomic(b.dir() / "bisect-report.json", bisect::to_json(r));
   write_file_atomic(b.dir() / "bisect.md", bisect::render_markdown(r));
-  if (!flags.quiet)
-    std::cout << bisect::render_terminal(
-        r, use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR")));
+  // The table is what --quiet keeps: it silences the progress only.
+  std::cout << bisect::render_terminal(
+      r, use_color(flags.color, ::isatty(STDOUT_FILENO), std::getenv("NO_COLOR")));
   std::cerr << "bisect report: " << (b.dir() / "bisect.md").string() << " (bisect-report.json)\n";
-  return bisect::complete(r) ? exit_code::kSuccess : exit_code::kIncomplete;
+  if (!bisect::complete(r)) return exit_code::kIncomplete;
+  // A shape undecided between good and bad may have moved: a search that found nothing for it
+  // is not a success a script may read as "nothing moved".
+  if (const auto undecided = bisect::undecided_shapes(r); !undecided.empty()) {
+    std::cerr << "abharness: exit " << exit_code::kUndecided << ": " << undecided.size()
+              << " shape(s) not decided between good and bad, so their first bad commit was not "
+                 "searched for: "
+              << join(undecided, ", ")
+              << "; more blocks decide them (--until-decided N), or a quieter machine\n";
+    return exit_code::kUndecided;
+  }
+  return exit_code::kSuccess;
 }
 
 int run_bisection(const fs::path& dir, const ReportFlags& flags) {
@@ -412,7 +423,7 @@ First an A/B/A of bad against good decides which shapes moved; each probe then m
 commit of the first-parent path against good (and against bad when that is undecided). A commit
 that does not build is skipped and named. docs/bisect.md says how each step decides.
 Exit codes: 0 every moved shape has its first bad commit, 1 error, 2 usage, 3 provenance failure,
-4 incomplete.)");
+4 incomplete, 6 a shape not decided between good and bad (not searched).)");
   c->callback([c, f, &exit_code] {
     if (c->count("--resume")) {
       exit_code = resume_bisect(f->resume_dir, f->report);

@@ -82,6 +82,14 @@ bool complete(const BisectReport& r) {
   return true;
 }
 
+std::vector<std::string> undecided_shapes(const BisectReport& r) {
+  std::vector<std::string> out;
+  for (const auto& s : r.shapes)
+    if (s.state == "dropped" && s.moved.verdict != "same")
+      out.push_back(s.shape + " (" + s.moved.verdict + ")");
+  return out;
+}
+
 json to_json(const BisectReport& r) {
   json shapes = json::array();
   for (const auto& s : r.shapes) {

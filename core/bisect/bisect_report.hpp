@@ -56,6 +56,9 @@ BisectReport make_bisect_report(const BisectSpec& spec, const Search& search,
                                 const std::vector<ProbeRecord>& probes);
 // Whether every shape that moved has its first bad commit confirmed.
 bool complete(const BisectReport& r);
+// The shapes whose bad-against-good probe was neither a move nor `same` (unstable, ambiguous):
+// whether they moved is not known, so their first bad commit was not searched for.
+std::vector<std::string> undecided_shapes(const BisectReport& r);
 
 json to_json(const BisectReport& r);
 std::string render_markdown(const BisectReport& r);

@@ -73,6 +73,17 @@ expect_rc 2 "$ABH" bisect --repo one --good HEAD~9 --bad HEAD --grid grid.json -
   --runs-root runs
 [ ! -e runs ] || fail "a refused bisect left $(ls runs)"
 
+# consistent_rc RC REPORT: a bisect exits 0, or 6 exactly when a shape that the bad-against-good
+# probe left undecided (so not searched) is in REPORT.
+consistent_rc() {
+  python3 - "$1" "$2" <<'PY' || fail "exit code $1 does not match the bisect's report (above)"
+import json, sys
+rc, r = int(sys.argv[1]), json.load(open(sys.argv[2]))
+undecided = [s["shape"] for s in r["shapes"] if s["state"] == "dropped" and s["moved"]["verdict"] != "same"]
+assert rc == (6 if undecided else 0), (rc, undecided)
+PY
+}
+
 # 1 and 2: start, SIGKILL once the second probe is measuring, resume.
 "$ABH" bisect --repo one --good HEAD~9 --bad HEAD --grid grid.json --runs-root runs --run-id b1 \
   "${MEASURE[@]}" >b1.out 2>b1.err &
@@ -88,7 +99,11 @@ wait $pid 2>/dev/null || true
 sleep 1  # a worker of the killed run finishes its arm and exits
 before=$(cd runs/b1 && find probes -path '*/results/*.json' -printf '%p %T@\n' | sort)
 [ -n "$before" ] || fail "nothing measured before the kill"
-expect_rc 0 "$ABH" resume runs/b1
+set +e
+"$ABH" resume runs/b1 >"$T/last.out" 2>"$T/last.err"
+rc=$?
+set -e
+consistent_rc $rc runs/b1/bisect-report.json
 cp "$T/last.out" b1.table
 after=$(cd runs/b1 && find probes -path '*/results/*.json' -printf '%p %T@\n' | sort)
 while read -r f t; do
@@ -139,8 +154,13 @@ grep -q "bisect-report.json differs" "$T/last.err" || fail "edited report: $(cat
 
 # 3. Two shapes, two culprits.
 make_repo two noop slow:48 noop noop noop slow:64 noop
-expect_rc 0 "$ABH" bisect --repo two --good HEAD~7 --bad HEAD --grid grid.json --runs-root runs \
-  --run-id b2 "${MEASURE[@]}"
+set +e
+"$ABH" bisect --repo two --good HEAD~7 --bad HEAD --grid grid.json --runs-root runs \
+  --run-id b2 "${MEASURE[@]}" -q >"$T/last.out" 2>"$T/last.err"
+rc=$?
+set -e
+consistent_rc $rc runs/b2/bisect-report.json
+grep -q "s48" "$T/last.out" || fail "bisect -q printed no table: $(cat "$T/last.out")"
 python3 - runs/b2/bisect-report.json "$(sha two HEAD~5)" "$(sha two HEAD~1)" <<'PY' || fail "two culprits (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))
