@@ -1,5 +1,6 @@
 #include "dry_run.hpp"
 
+#include <csignal>
 #include <future>
 #include <map>
 #include <ostream>
@@ -125,7 +126,15 @@ void run_check(const std::vector<std::string>& argv, const std::map<std::string,
   // than this to make would take hours to measure.
   const ExitStatus st = run_into_scratch(argv, tag, scratch, env, 900);
   if (st.ok()) return;
-  const std::string why = failure_of(scratch.read(tag + ".err", 1u << 20), prefix);
+  std::string why = failure_of(scratch.read(tag + ".err", 1u << 20), prefix);
+  if (why.empty()) why = "it wrote nothing before it ended";
+  // abharness SIGKILLs a check only at its time limit, which describe() says; any other SIGKILL
+  // is most often the kernel's out-of-memory killer.
+  if (st.kind == ExitStatus::Kind::signaled && st.signal == SIGKILL)
+    why +=
+        " (a SIGKILL that abharness did not send is most often the kernel's out-of-memory "
+        "killer: a shape of the grid may need more memory than this machine has; `dmesg` "
+        "names what it killed)";
   // The check process's own status, named as such: abharness itself exits 2 (usage).
   throw UsageError(who + " fails its dry run before any arm (its check process: " + st.describe() +
                    "): " + why +

@@ -235,6 +235,8 @@ def make_problem(params):
     fault = params.get("fault", "") if FAULTY else ""
     if fault == "make_raises":
         raise KeyError("injected failure in make_problem")
+    if fault == "make_killed":  # as the out-of-memory killer ends a process: SIGKILL, no word
+        os.kill(os.getpid(), 9)
     # As a problem that depends on its arm's state would: ABH_PARENT_PID is set in arms only, not
     # in the dry run before the plan.
     if fault == "make_raises_in_arm" and os.environ.get("ABH_PARENT_PID"):
@@ -341,6 +343,17 @@ grep -qF "shape make_raises: faulty.problem.make_problem({\"fault\": \"make_rais
   "$T/last.err" || fail "make_raises: $(cat "$T/last.err")"
 [ ! -e runs/made ] || fail "a run directory was left for shapes refused before any arm"
 pass "make_problem raising, or a problem without verify(), is refused before any arm"
+
+# A check process killed without a word (as the out-of-memory killer does) is named as killed,
+# with what most often sends a SIGKILL, instead of an empty reason.
+cat >killed.json <<'JSON'
+{ "schema_version": 1, "shapes": [ { "id": "make_killed", "params": { "fault": "make_killed" } } ] }
+JSON
+expect_rc 2 "$ABH" run "${fault_args[@]}" --baseline HEAD~1 --candidate HEAD --grid killed.json \
+  --run-id killed
+grep -qF "fails its dry run before any arm (its check process: killed by signal 9 (SIGKILL)): it wrote nothing before it ended (a SIGKILL that abharness did not send is most often the kernel's out-of-memory killer" \
+  "$T/last.err" || fail "killed check: $(cat "$T/last.err")"
+pass "a check killed without a word is named as killed, with the out-of-memory hint"
 
 # Module-level failures: the candidate (WORKTREE) does not import, or lacks its entry.
 cat >one.json <<'JSON'
