@@ -25,6 +25,20 @@ namespace {
                    run_dir.string() + "`, which takes every setting from the plan");
 }
 
+// The measurement settings (--min-samples, --min-time, --timer, ...) that differ, each as the
+// plan's settings field with the value given (or defaulted) and the plan's.
+std::string settings_differences(const MeasureSettings& given, const MeasureSettings& planned) {
+  const json g = to_json(given), p = to_json(planned);
+  std::vector<std::string> out;
+  for (const auto& [key, value] : p.items())
+    if (!g.contains(key) || g[key] != value)
+      out.push_back(key + " " + (g.contains(key) ? g[key].dump() : "unset") + " (the plan's " +
+                    value.dump() + ")");
+  for (const auto& [key, value] : g.items())
+    if (!p.contains(key)) out.push_back(key + " " + value.dump() + " (the plan has none)");
+  return join(out, ", ");
+}
+
 void check_schedule_flags(const fs::path& run_dir, const Plan& plan, const ScheduleOptions& s) {
   const ScheduleOptions& p = plan.schedule;
   if (s.name != p.name) refuse_flag(run_dir, "--schedule " + s.name, "schedule " + p.name);
@@ -141,8 +155,11 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
                       const fs::path& worker) {
   if (requested.settings != plan.settings)
     throw UsageError("cannot resume " + run_dir.string() +
-                     ": the measurement settings given differ from the plan's " +
-                     to_json(plan.settings).dump());
+                     ": the measurement settings given differ from the plan's: " +
+                     settings_differences(requested.settings, plan.settings) +
+                     " (an option not given counts as its default); give the plan's values, or "
+                     "continue with `abharness resume " +
+                     run_dir.string() + "`, which takes every setting from the plan");
   check_variants_flags(run_dir, plan, requested);
   const std::string repo = fs::absolute(requested.repo).lexically_normal().string();
   if (repo != plan.repo) refuse_flag(run_dir, "--repo " + repo, "repository " + plan.repo);

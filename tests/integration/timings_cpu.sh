@@ -51,5 +51,5 @@ grep -q "timing: kernel" runs/k/report.md || fail "report.md does not name the t
 pass "plan, results, report.json, CSV and Markdown record the kernel timing"
 
 expect_rc 2 "$ABH" run "${args[@]}" --resume runs/k --timing kernel,graph
-says "the measurement settings given differ from the plan's"
-pass "a resume with another --timing is refused"
+says "the measurement settings given differ from the plan's: timing \"kernel,graph\" (the plan's \"kernel\")"
+pass "a resume with another --timing is refused, naming the setting"

@@ -346,8 +346,12 @@ TEST_CASE("planner: run --resume flags must describe the plan's sweep") {
     r.req.settings.min_samples = 3;
     CHECK(usage_error_of([&] { check_same_sweep(run_dir, plan, r.req, kWorker); }) ==
           "cannot resume " + run_dir.string() +
-              ": the measurement settings given differ from the plan's " +
-              to_json(plan.settings).dump());
+              ": the measurement settings given differ from the plan's: min_samples 3 (the "
+              "plan's " +
+              std::to_string(plan.settings.min_samples) +
+              ") (an option not given counts as its default); give the plan's values, or "
+              "continue with `abharness resume " +
+              run_dir.string() + "`, which takes every setting from the plan");
   }
   SUBCASE("other revisions") {
     r.req.candidate = "main";
