@@ -359,6 +359,17 @@ fs::path start_bisection(const BisectFlags& f) {
   return dir.path();
 }
 
+// A bisect whose first probe was refused before its first arm (an option its plugin cannot honour)
+// leaves nothing behind, as a run refused so does, and its --run-id can be used again; one with a
+// probe directory (a failed build's log, results) keeps it all.
+void remove_if_nothing_probed(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir / "probes", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename() != ".cache") return;
+  fs::remove_all(dir, ec);
+  if (!ec) std::cerr << "abharness: removed " << dir.string() << ": nothing was probed in it\n";
+}
+
 }  // namespace
 
 int resume_bisect(const fs::path& dir, const ReportFlags& flags) {
@@ -433,7 +444,12 @@ Exit codes: 0 every moved shape has its first bad commit, 1 error, 2 usage, 3 pr
       throw UsageError("bisect needs --good, --bad and --grid (or --resume DIR)");
     validate(f->report.stats);
     const fs::path dir = start_bisection(*f);
-    exit_code = run_bisection(dir, f->report);
+    try {
+      exit_code = run_bisection(dir, f->report);
+    } catch (const UsageError&) {
+      remove_if_nothing_probed(dir);
+      throw;
+    }
   });
 }
 

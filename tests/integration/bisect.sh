@@ -172,3 +172,13 @@ print("two culprits:", shapes["s48"]["first_bad"]["subject"], shapes["s64"]["fir
       len(r["probes"]), "probes")
 PY
 pass "bisect names each shape's first bad commit, skips one that does not build, resumes and verifies"
+
+# A bisect whose first probe is refused before any arm (graph timing of a CPU plugin) leaves no
+# directory, and its --run-id can be used again.
+expect_rc 2 "$ABH" bisect --repo one --good HEAD~9 --bad HEAD --grid grid.json --runs-root runs \
+  --run-id refused --timing graph "${MEASURE[@]}"
+grep -q "timing 'graph'" "$T/last.err" || fail "graph timing of a CPU plugin: $(cat "$T/last.err")"
+grep -q "removed .*/runs/refused: nothing was probed in it" "$T/last.err" ||
+  fail "no word of the removal: $(cat "$T/last.err")"
+[ ! -e runs/refused ] || fail "the refused bisect left its directory: $(ls -a runs/refused)"
+pass "a bisect refused before its first arm leaves no directory"
