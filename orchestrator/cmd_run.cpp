@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 
 #include "adaptive_sweep.hpp"
 #include "arm_worker.hpp"
@@ -216,6 +217,9 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
 
   const fs::path worker = worker_binary();
   Plan plan;
+  // Interrupted while it builds, the run has nothing to resume: it says so, and what to remove.
+  std::optional<InterruptHint> interrupted;
+  interrupted.emplace(run_dir, InterruptHint::Stage::planning);
   try {
     plan = make_plan(request, resolved, id, run_dir, worker, build_cache_root(runs_root));
   } catch (const BuildFailed&) {
@@ -223,7 +227,8 @@ int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std:
     throw;
   }
   // With its plan written, an interrupted run can be resumed, and says how.
-  const InterruptHint interrupted(run_dir);
+  interrupted.reset();
+  interrupted.emplace(run_dir);
   // From the dry run to the last arm, no other run measures where this one does.
   const std::optional<MeasuringLocks> machine = measuring_locks_for(plan, run_dir);
   // The plan is written; the directory stays once the dry run has passed, which it does while the

@@ -27,10 +27,13 @@ void on_signal(int sig) {
 
 }  // namespace
 
-InterruptHint::InterruptHint(const std::filesystem::path& run_dir) {
-  const std::string hint = "\nabharness: interrupted; the results written so far are kept: `" +
-                           shell_command({"abharness", "resume", run_dir.string()}) +
-                           "` measures the rest\n";
+InterruptHint::InterruptHint(const std::filesystem::path& run_dir, Stage stage) {
+  const std::string hint =
+      stage == Stage::measuring
+          ? "\nabharness: interrupted; the results written so far are kept: `" +
+                shell_command({"abharness", "resume", run_dir.string()}) + "` measures the rest\n"
+          : "\nabharness: interrupted before the run's plan was written: nothing was measured; `" +
+                shell_command({"rm", "-r", run_dir.string()}) + "`, then run again\n";
   if (hint.size() > sizeof g_hint)
     throw Error("the run directory's path is too long for the interrupt hint: " + run_dir.string());
   std::memcpy(g_hint, hint.data(), hint.size());

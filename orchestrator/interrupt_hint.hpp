@@ -12,9 +12,12 @@ namespace abh {
 
 class InterruptHint {
  public:
+  // What the run had done: planning (building, before its plan is written: nothing measured, the
+  // directory is to be removed) or measuring (resume measures the rest).
+  enum class Stage { planning, measuring };
   // From now until destruction, those signals print the hint for `run_dir` before they end the
   // process. One at a time per process.
-  explicit InterruptHint(const std::filesystem::path& run_dir);
+  explicit InterruptHint(const std::filesystem::path& run_dir, Stage stage = Stage::measuring);
   ~InterruptHint();
   InterruptHint(const InterruptHint&) = delete;
   InterruptHint& operator=(const InterruptHint&) = delete;

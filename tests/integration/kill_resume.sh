@@ -142,3 +142,29 @@ if len(set(pids)) != len(pids):
 print(f"{len(seen)} results seen before the end survived unchanged; {len(final)} at the end")
 PY
 pass "survived $kills SIGKILLs with no re-measured result and no stray worker"
+
+# SIGTERM while the run builds, before its plan: nothing was measured, and the run says what to
+# remove; after that the same --run-id starts afresh. The compiler stands still (a wrapper first on
+# PATH) until the signal comes.
+mkdir "$T/slowcc"
+cat >"$T/slowcc/c++" <<EOF
+#!/bin/sh
+touch "$T/compiling"
+sleep 60
+exec "$(command -v c++)" "\$@"
+EOF
+chmod +x "$T/slowcc/c++"
+P="$T/runs/p"
+PATH="$T/slowcc:$PATH" "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root "$T/runs" --run-id p "${FAST[@]}" --quiet >"$T/p.out" 2>"$T/p.err" &
+planning=$!
+wait_until 60 test -e "$T/compiling" || fail "the build never started: $(cat "$T/p.err")"
+kill -TERM $planning
+set +e; wait $planning; rc=$?; set -e
+[ "$rc" = 143 ] || fail "a run stopped while building exited $rc, not by its SIGTERM (143)"
+grep -qF "abharness: interrupted before the run's plan was written: nothing was measured; \`rm -r $P\`, then run again" \
+  "$T/p.err" || fail "no hint after SIGTERM while building: $(cat "$T/p.err")"
+rm -r "$P"
+expect_rc 0 "$ABH" run --repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json \
+  --runs-root "$T/runs" --run-id p "${FAST[@]}" --quiet
+pass "SIGTERM while building says nothing was measured and what to remove; the id then starts afresh"
