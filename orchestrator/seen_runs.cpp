@@ -22,8 +22,11 @@ std::vector<std::string> run_dirs_among(const std::vector<std::string>& given,
     else if (fs::is_directory(dir, ec) && !fs::exists(fs::path(dir) / kPlanFile, ec) &&
              !fs::exists(fs::path(dir) / "results", ec))
       why = "it holds neither plan.json nor results/ (not a run, or a start that failed)";
+    // As a label, the path without "." parts or a trailing slash: runs/r2/. reads runs/r2.
+    std::string tidy = fs::path(dir).lexically_normal().string();
+    while (tidy.size() > 1 && tidy.back() == '/') tidy.pop_back();
     if (why.empty())
-      runs.push_back(dir);
+      runs.push_back(tidy);
     else
       std::cerr << "abharness: " << command << ": left out " << printable(dir) << ": " << why
                 << "\n";

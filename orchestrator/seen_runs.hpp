@@ -15,7 +15,8 @@ namespace abh {
 // The run directories among `given` (a shell glob such as runs/* names everything in a runs root):
 // a bisect directory, and a directory with neither plan.json nor results/ (not a run, or a start
 // that failed), are left out, each named on stderr with why. A directory with results/ but no plan
-// stays, so that loading it refuses the run and says how to restore its plan.
+// stays, so that loading it refuses the run and says how to restore its plan. The runs are given
+// back as paths without "." parts or a trailing slash, as labels read best.
 std::vector<std::string> run_dirs_among(const std::vector<std::string>& given,
                                         const std::string& command);
 

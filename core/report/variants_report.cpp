@@ -23,7 +23,7 @@ bool is_variants_plan(const Plan& plan) {
 
 void require_two_variant_plan(const Plan& plan, const std::string& command) {
   if (!is_variants_plan(plan)) return;
-  throw UsageError("abharness " + command + ": run " + plan.run_id +
+  throw UsageError(command + ": run " + plan.run_id +
                    " compares the variants of a variants file; " + command +
                    " reads runs of --baseline/--candidate only (docs/variants.md): use "
                    "`abharness report` and its report.json, which holds each candidate's report");
