@@ -60,11 +60,14 @@ void add_color_option(CLI::App& c, std::string& color) {
 
 void add_report_flags(CLI::App& c, ReportFlags& f) {
   add_stats_flags(c, f.stats);
-  c.add_flag("--fail-on-regression", f.fail_on_regression,
-             "exit 5 when a shape regressed beyond the noise band, 6 when a shape is undecided "
-             "(docs/exit-codes.md)");
+  CLI::Option* gate =
+      c.add_flag("--fail-on-regression", f.fail_on_regression,
+                 "exit 5 when a shape regressed beyond the noise band, 6 when a shape is undecided "
+                 "(docs/exit-codes.md)");
+  // Alone it would do nothing, silently: refused, naming the flag it needs.
   c.add_flag("--allow-undecided", f.allow_undecided,
-             "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6");
+             "with --fail-on-regression: let unstable and ambiguous shapes pass instead of exit 6")
+      ->needs(gate);
   c.add_option("--gate-on", f.gate_on,
                "variants file: gate on this candidate only (repeatable; implies "
                "--fail-on-regression; default: every candidate)")

@@ -228,3 +228,10 @@ says "there is nothing to resume; remove it (rm -r"
 says "and start the run again with \`abharness run\`"
 rm -r runs/broken
 pass "a run directory without a plan: run and resume both say to remove it, neither to use the other"
+
+# An option that does nothing alone is refused, naming what it needs.
+before=$(run_dirs)
+expect_rc 2 "$ABH" run "${common[@]}" "${ab[@]}" --grid grid.json --runs-root runs --allow-undecided
+says "--allow-undecided requires --fail-on-regression"
+[ "$(run_dirs)" = "$before" ] || fail "a run directory was left: $(run_dirs)"
+pass "--allow-undecided without --fail-on-regression is refused"
