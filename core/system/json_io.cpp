@@ -259,6 +259,9 @@ json read_json_file(const fs::path& path, const JsonLimits& lim) {
 }
 
 void write_file_atomic(const fs::path& path, const std::string& content) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw UsageError("cannot write " + path.string() + ": it is a directory; name a file");
   fs::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
   fs::create_directories(dir);
@@ -279,11 +282,19 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
     off += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) {
+    const int saved = errno;
     ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = saved;
     sys_fail("cannot fsync", tmp);
   }
   ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) sys_fail("cannot rename into", path);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;  // the temp file is not left behind
+    ::unlink(tmp.c_str());
+    errno = saved;
+    sys_fail("cannot rename into", path);
+  }
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);

@@ -185,3 +185,13 @@ TEST_CASE("json_io: schema_version accepts the expected version and says how to 
   CHECK(error_of([] { schema_version(json::object(), "g.json", 1, "grid"); }) ==
         "g.json: missing field 'schema_version'");
 }
+
+TEST_CASE("json_io: an atomic write onto a directory is refused, leaving no temp file") {
+  test::TempDir tmp;
+  const fs::path dir = tmp.path() / "out";
+  fs::create_directories(dir);
+  CHECK(error_of([&] { write_file_atomic(dir, "x"); }) ==
+        "cannot write " + dir.string() + ": it is a directory; name a file");
+  CHECK_THROWS_AS(write_file_atomic(dir, "x"), UsageError);
+  for (const auto& e : fs::directory_iterator(tmp.path())) CHECK(e.path() == dir);
+}
