@@ -53,8 +53,8 @@ std::optional<fs::path> report_dir(const fs::path& run_dir, const ReportFlags& f
     std::error_code ec;
     fs::create_directories(flags.out, ec);
     if (ec)
-      throw Error("cannot create --out directory " + flags.out + ": " + ec.message() +
-                  ": name a directory you can write");
+      throw UsageError("cannot create --out directory " + flags.out + ": " + ec.message() +
+                       ": name a directory you can write");
     return fs::path(flags.out);
   }
   if (flags.live) {
