@@ -264,7 +264,9 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
     throw UsageError("cannot write " + path.string() + ": it is a directory; name a file");
   fs::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
-  fs::create_directories(dir);
+  if (fs::create_directories(dir, ec); ec)
+    throw Error("cannot create the directory " + dir.string() + " for " + path.filename().string() +
+                ": " + ec.message() + ": name a place you can write");
   fs::path tmp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) sys_fail("cannot create", tmp);
