@@ -67,7 +67,7 @@ std::string render_terminal_comparison(const Comparison& c, const RenderOptions&
                     {time_text(cell, &ShapeEstimate::candidate_ns)}});
     rows.push_back(std::move(cells));
   }
-  return out + "\n" + text_table::render(rows, opt.color);
+  return out + "\n" + text_table::render(rows, opt.color, text_table::LastColumn::numbers);
 }
 
 std::string render_markdown_comparison(const Comparison& c, const RenderOptions&) {

@@ -14,7 +14,7 @@ std::size_t width(const std::string& s) {
       std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
-std::string render(const std::vector<std::vector<Cell>>& rows, bool colour) {
+std::string render(const std::vector<std::vector<Cell>>& rows, bool colour, LastColumn last) {
   std::vector<std::size_t> w;
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -27,7 +27,7 @@ std::string render(const std::vector<std::vector<Cell>>& rows, bool colour) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       std::string pad(w[c] - width(row[c].text), ' ');
       // The shape and verdict columns read left to right; numbers align on the right.
-      bool left = c == 0 || c + 1 == row.size();
+      bool left = c == 0 || (c + 1 == row.size() && last == LastColumn::text);
       std::string text = row[c].text;
       if (colour && *row[c].colour) text = row[c].colour + text + "\x1b[0m";
       line += (c ? "  " : "") + (left ? text + pad : pad + text);

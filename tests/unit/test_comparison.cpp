@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "report/comparison.hpp"
+#include "report/text_table.hpp"
 #include "report_fixtures.hpp"
 
 using namespace abh;
@@ -196,4 +197,16 @@ TEST_CASE("comparison: the terminal table colours each run's verdict only when a
   CHECK(stripped == plain);
   // Only the terminal table has colour.
   CHECK(render_comparison(c, "markdown", colour) == render_comparison(c, "markdown"));
+}
+
+TEST_CASE("comparison: every row of the terminal table is as wide as its header") {
+  // The last column holds times, aligned on the right like the other numbers: its values are
+  // padded to the header's width rather than left short.
+  const std::string plain = render_comparison(build_comparison(two_runs()), "terminal");
+  const auto table = plain.substr(plain.find("\nshape ") + 1);
+  std::vector<std::size_t> widths;
+  for (std::size_t at = 0, end; (end = table.find('\n', at)) != std::string::npos; at = end + 1)
+    if (end > at) widths.push_back(text_table::width(table.substr(at, end - at)));
+  REQUIRE(widths.size() >= 3);
+  for (std::size_t w : widths) CHECK(w == widths.front());
 }
