@@ -17,11 +17,11 @@ std::string shortest(double v) {
   return b;
 }
 
-// A fraction given as a percentage (95 for 0.95) is named as such, where the percentage would be
-// in range.
+// A value that would be in range as a percentage (95 for 0.95) says so. It does not claim the
+// user typed a bare number: `--noise-band 150%` arrives here as 1.5 too.
 std::string percent_hint(double v, bool (*in_range)(double)) {
   return v >= 1 && in_range(v / 100)
-             ? " (a fraction, not a percentage: " + shortest(v / 100) + " for " + shortest(v) + "%)"
+             ? " (if " + shortest(v) + "% was meant: " + shortest(v / 100) + ")"
              : "";
 }
 
@@ -46,8 +46,9 @@ bool confidence_in_range(double v) {
 
 void validate(const StatsOptions& o) {
   if (!band_in_range(o.noise_band))
-    throw UsageError("--noise-band " + shortest(o.noise_band) +
-                     " is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%" +
+    throw UsageError("--noise-band " + shortest(o.noise_band) + " (" +
+                     shortest(o.noise_band * 100) +
+                     "%) is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%" +
                      percent_hint(o.noise_band, band_in_range));
   if (!confidence_in_range(o.confidence))
     throw UsageError("--confidence " + shortest(o.confidence) +

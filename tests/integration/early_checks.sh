@@ -41,12 +41,12 @@ refused_early() {
 
 # --- statistics options, checked before anything is built ---------------------------------------
 refused_early "noise band 0.7" "${args[@]}" --noise-band 0.7
-says "--noise-band 0.7 is out of range: give a fraction in [0, 0.5)"
+says "--noise-band 0.7 (70%) is out of range: give a fraction in [0, 0.5)"
 refused_early "noise band 2" "${args[@]}" --noise-band 2
 says "--noise-band: '2' is a fraction above 1; if a percentage was meant, write 2% or 0.02"
 # A percentage is the fraction it names: 70% is 0.7, out of range as 0.7 is.
 refused_early "noise band 70%" "${args[@]}" --noise-band 70%
-says "--noise-band 0.7 is out of range"
+says "--noise-band 0.7 (70%) is out of range"
 refused_early "max noise 300%" "${args[@]}" --max-noise 300%
 says "--max-noise must be in (0, 1)"
 refused_early "clock floor 97" "${args[@]}" --clock-floor 97
@@ -57,7 +57,7 @@ refused_early "confidence 95" "${args[@]}" --confidence 95
 says "--confidence: '95' is a fraction above 1; if a percentage was meant, write 95% or 0.95"
 # With --until-decided the band would be written into the plan as the adaptive rule's.
 refused_early "noise band with --until-decided" "${args[@]}" --noise-band 0.7 --until-decided 2
-says "--noise-band 0.7 is out of range"
+says "--noise-band 0.7 (70%) is out of range"
 # Numbers a plan cannot hold (JSON has no infinity or NaN): once written as null, no command
 # could read the plan back, and every arm failed.
 for o in "--max-time inf" "--max-time 1e999" "--min-time nan" "--min-time inf" "--arm-timeout inf"; do

@@ -23,19 +23,19 @@ TEST_CASE("preflight: every option is checked before anything is built") {
   SUBCASE("a noise band given as a percentage") {
     r.req.schedule.decision.noise_band = 2;
     CHECK(r.refusal() ==
-          "--noise-band 2 is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1% (a "
-          "fraction, not a percentage: 0.02 for 2%)");
+          "--noise-band 2 (200%) is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1% "
+          "(if 2% was meant: 0.02)");
   }
   SUBCASE("a noise band out of range") {
     r.req.schedule.decision.noise_band = 0.7;
     CHECK(r.refusal() ==
-          "--noise-band 0.7 is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%");
+          "--noise-band 0.7 (70%) is out of range: give a fraction in [0, 0.5), e.g. 0.01 for 1%");
   }
   SUBCASE("a confidence of 95 or 1.5") {
     r.req.schedule.decision.confidence = 95;
     CHECK(contains(r.refusal(),
                    "--confidence 95 is out of range: give a level in (0.5, 1), "
-                   "e.g. 0.95 (a fraction, not a percentage: 0.95 for 95%)"));
+                   "e.g. 0.95 (if 95% was meant: 0.95)"));
     r.req.schedule.decision.confidence = 1.5;
     CHECK(r.refusal() == "--confidence 1.5 is out of range: give a level in (0.5, 1), e.g. 0.95");
   }
