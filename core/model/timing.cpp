@@ -47,9 +47,10 @@ std::vector<std::string> parse_timings(const std::string& list) {
       throw UsageError("--timing " + quote(list) + ": " + quote(item) + " is named twice" + fix);
     out.push_back(item);
   }
-  // getline drops a trailing empty item: "kernel," names no timing after its comma.
-  if (out.empty() || list.back() == ',')
-    throw UsageError("--timing " + quote(list) + " names no timing" + fix);
+  if (out.empty()) throw UsageError("--timing " + quote(list) + " names no timing" + fix);
+  // getline drops a trailing empty item: "kernel," names nothing after its last comma.
+  if (list.back() == ',')
+    throw UsageError("--timing " + quote(list) + " ends with a comma that names no timing" + fix);
   return out;
 }
 

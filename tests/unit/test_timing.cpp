@@ -20,6 +20,9 @@ TEST_CASE("timing: --timing is a comma list of kernel, graph and launch, each on
   }
   CHECK(error_of([] { parse_timings("kernel,kernel"); }).find("'kernel' is named twice") !=
         std::string::npos);
+  CHECK(error_of([] { parse_timings("kernel,"); }).find("ends with a comma that names no timing") !=
+        std::string::npos);
+  CHECK(error_of([] { parse_timings(""); }).find("'' names no timing") != std::string::npos);
   CHECK(error_of([] { parse_timings("wall"); }).find("use one or more of kernel, graph, launch") !=
         std::string::npos);
 }
