@@ -207,7 +207,7 @@ void build_in_run(MaterializedVariant& m, const fs::path& run_dir, const fs::pat
   } catch (const Error& e) {
     // A recipe that ran and failed left its log; one refused before it ran left nothing to keep.
     if (RunDirFs(m.dir).kind("build.log") == RunDirFs::Kind::absent) throw;
-    throw BuildFailed(e.what());
+    throw BuildFailed("the " + v.name + " variant: " + e.what());
   }
   log << v.name << ": "
       << (built.cache_hit ? "cached build reused, nothing built"

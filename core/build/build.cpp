@@ -212,10 +212,10 @@ void discard_entry(const fs::path& cache_root, const fs::path& entry) {
   if (!ec) fs::remove_all(aside, ec);
 }
 
+// The revision as the user typed it first; the full digest is in the build log's header.
 std::string describe_source(const SourceIdentity& id) {
-  std::string s = id.digest;
-  if (!id.requested.empty()) s += " (" + id.requested + ")";
-  return s;
+  const std::string digest = "source digest " + id.digest.substr(0, 12);
+  return id.requested.empty() ? digest : id.requested + " (" + digest + ")";
 }
 
 // Builders that crashed between creating their private directory and renaming it leave it behind;
@@ -273,7 +273,8 @@ std::string log_header(const BuildRecipe& recipe, const SourceIdentity& id, cons
                        const SpawnSpec& spec, const BuildOutcome& out, const std::string& why) {
   std::ostringstream header;
   header << "abharness build of target '" << recipe.target << "'\n"
-         << "source:    " << describe_source(id) << "\n"
+         << "source:    " << id.digest << (id.requested.empty() ? "" : " (" + id.requested + ")")
+         << "\n"
          << "directory: " << src.string() << "\n"
          << "command:   " << command_line(spec.argv) << "\n";
   for (const auto& [k, v] : recipe.env) header << "env:       " << k << "=" << v << "\n";

@@ -201,5 +201,7 @@ cat "$T/last.err"
 grep -q "this_does_not_compile" "$T/last.err" || fail "build failure message lacks the compiler error"
 grep -q "error" "$T/last.err" || fail "build failure message lacks the error line"
 grep -q "build.log" "$T/last.err" || fail "build failure message lacks the log path"
+grep -q "the candidate variant: build of broken (source digest " "$T/last.err" \
+  || fail "build failure message does not name the variant and its revision first"
 [ ! -e runs/b/plan.json ] || fail "a plan was written although a variant did not build"
 pass "a candidate that does not compile fails with its compiler error and log path"
