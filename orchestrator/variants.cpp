@@ -184,6 +184,19 @@ BuildRecipe read_recipe(const VariantRequest& req, const fs::path& src) {
   }
 }
 
+// A setting's value is one argument of the build command unless the recipe runs a shell: a value
+// with a space ("-O3 -march=native") reaches the compiler whole, which its error does not say.
+std::string setting_with_space_note(const Variant& v) {
+  if (v.recipe.shell) return "";
+  std::string note;
+  for (const auto& [name, value] : v.build)
+    if (value.find_first_of(" \t") != std::string::npos)
+      note += "\nnote: build setting " + name + " = " + quote(value) +
+              " holds a space and was passed as one argument (the recipe runs no shell): give "
+              "each flag its own setting and ${NAME} in the recipe's argv";
+  return note;
+}
+
 // Runs the recipe (or reuses the cached build) and records the built plugin in the variant.
 void build_in_run(MaterializedVariant& m, const fs::path& run_dir, const fs::path& cache_root,
                   std::ostream& log) {
@@ -207,7 +220,7 @@ void build_in_run(MaterializedVariant& m, const fs::path& run_dir, const fs::pat
   } catch (const Error& e) {
     // A recipe that ran and failed left its log; one refused before it ran left nothing to keep.
     if (RunDirFs(m.dir).kind("build.log") == RunDirFs::Kind::absent) throw;
-    throw BuildFailed("the " + v.name + " variant: " + e.what());
+    throw BuildFailed("the " + v.name + " variant: " + e.what() + setting_with_space_note(v));
   }
   log << v.name << ": "
       << (built.cache_hit ? "cached build reused, nothing built"

@@ -183,6 +183,13 @@ grep -qF "field build.OPTT) is not declared by this target (it declares: OPT)" "
   || fail "an undeclared build setting is not named"
 bad tactic '{"schema_version":1,"baseline":"a","variants":[{"name":"a","revision":"HEAD"},{"name":"b","revision":"HEAD","run":{"tactic":7}}]}' \
   "/variants/1/run/tactic"
+# A setting with a space reaches the compiler as one argument (no shell): the failure says so.
+echo '{"schema_version":1,"baseline":"a","variants":[{"name":"a","revision":"HEAD"},{"name":"b","revision":"HEAD","build":{"OPT":"-O3 -g"}}]}' > space.json
+expect_rc 1 "$ABH" run --repo repo --variants space.json --grid grid.json --runs-root runs --run-id space "${FAST[@]}"
+grep -qF "the b variant: build of HEAD" "$T/last.err" || fail "a failed build does not name its variant"
+grep -qF "note: build setting OPT = '-O3 -g' holds a space" "$T/last.err" \
+  || fail "a build setting with a space is not named: $(cat "$T/last.err")"
+rm -rf runs/space
 expect_rc 2 "$ABH" run --repo repo --variants variants.json --baseline HEAD --grid grid.json
 grep -q "leave --baseline/--candidate out" "$T/last.err" || fail "--variants with --baseline not refused"
 expect_rc 2 "$ABH" run --repo repo --baseline HEAD --grid grid.json
