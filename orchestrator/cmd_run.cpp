@@ -284,6 +284,11 @@ Exit codes: 0 complete, 1 error, 2 usage, 3 provenance failure, 4 incomplete, 5 
     set_until_decided(f->plan);
     if (c->count("--resume")) {
       check_resume_dir_flags(*c, *f);
+      // Left out, these are the plan's (as `abharness resume` takes them), not their defaults.
+      for (const auto& [name, value] : {std::pair{"--repo", &f->plan.repo},
+                                        {"--target", &f->plan.target},
+                                        {"--gpus", &f->plan.gpus}})
+        if (!c->count(name)) value->clear();
       exit_code = resume_run(f->resume_dir, f->report, &f->plan);
       return;
     }

@@ -34,6 +34,11 @@ fs::path plugin_include_dir() {
   return dir;
 }
 
+fs::path absolute_dir(const fs::path& given) {
+  fs::path p = fs::absolute(given).lexically_normal();
+  return p.has_filename() || p == p.root_path() ? p : p.parent_path();
+}
+
 fs::path build_cache_root(const fs::path& runs_root) {
   return runs_root / ".cache" / "builds";
 }

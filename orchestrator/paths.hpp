@@ -18,6 +18,9 @@ std::filesystem::path python_front_end(const std::filesystem::path& worker);
 // itself: `report --out` naming the run it reports on.
 void refuse_output_in_run(const std::filesystem::path& out, const std::string& option,
                           const std::filesystem::path& own_run = {});
+// A directory given on the command line as one absolute path: `.`, `repo/` and `/abs/repo` name
+// the same repository, so they must read the same (no trailing separator).
+std::filesystem::path absolute_dir(const std::filesystem::path& given);
 // The build cache of the runs in `runs_root`; a run directory's runs root is its parent.
 std::filesystem::path build_cache_root(const std::filesystem::path& runs_root);
 

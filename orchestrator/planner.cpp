@@ -182,7 +182,7 @@ ResolvedRequest resolve_request(const PlanRequest& req) {
   r.grid = load_grid(req.grid);
   r.grid.shapes = filter_shapes(r.grid.shapes, parse_shape_filter(req.shapes), req.grid);
   r.auto_blocks_cap = check_schedule(req, r.grid.shapes);
-  r.repo = fs::absolute(req.repo).lexically_normal();
+  r.repo = absolute_dir(req.repo);
   if (!fs::exists(r.repo)) throw UsageError("--repo " + r.repo.string() + " does not exist");
   // A revision that cannot be resolved is the user's to fix: a usage error naming the flag.
   auto resolve = [&](const std::string& flag, const std::string& rev) {

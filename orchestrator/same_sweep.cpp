@@ -3,6 +3,7 @@
 #include "launcher.hpp"
 #include "model/shape_filter.hpp"
 #include "model/timing.hpp"
+#include "paths.hpp"
 #include "placement.hpp"
 #include "planner.hpp"
 #include "system/cpu_set.hpp"
@@ -74,7 +75,7 @@ void check_cpus_flag(const fs::path& run_dir, const Plan& plan, const std::strin
 // UUID by a probe, as the plan's were).
 void check_gpus_flag(const fs::path& run_dir, const Plan& plan, const std::string& gpus,
                      const fs::path& worker) {
-  if (!any_cuda(plan) || launcher_places_lanes(plan.launcher)) return;
+  if (gpus.empty() || !any_cuda(plan) || launcher_places_lanes(plan.launcher)) return;
   const std::vector<std::string> given = split_gpus(gpus);
   std::vector<std::string> planned;
   for (const auto& m : plan.machine) planned.push_back(m.gpu ? m.gpu->uuid : "");
@@ -161,9 +162,12 @@ void check_same_sweep(const fs::path& run_dir, const Plan& plan, const PlanReque
                      "continue with `abharness resume " +
                      run_dir.string() + "`, which takes every setting from the plan");
   check_variants_flags(run_dir, plan, requested);
-  const std::string repo = fs::absolute(requested.repo).lexically_normal().string();
-  if (repo != plan.repo) refuse_flag(run_dir, "--repo " + repo, "repository " + plan.repo);
-  if (requested.target != plan.plugin_target)
+  // An empty --repo, --target or --gpus was left out: the plan's is meant.
+  // Plans made before absolute_dir may end with a separator: compared the same way.
+  const fs::path planned = absolute_dir(plan.repo);
+  const fs::path repo = requested.repo.empty() ? planned : absolute_dir(requested.repo);
+  if (repo != planned) refuse_flag(run_dir, "--repo " + repo.string(), "repository " + plan.repo);
+  if (!requested.target.empty() && requested.target != plan.plugin_target)
     refuse_flag(run_dir, "--target " + requested.target, "target " + plan.plugin_target);
   check_schedule_flags(run_dir, plan, requested.schedule);
   if (!requested.python.empty() && plan.python && requested.python != plan.python->requested)

@@ -67,6 +67,12 @@ rm $R/results/m24/A2.json
 expect_rc 0 "$ABH" run --resume $R --repo repo --baseline base --candidate HEAD --grid grid.json \
   "${FAST[@]}" --quiet
 [ "$(jget $R/results/m24/A2.json 'j["source"]["commit"]')" = "$old" ] || fail "run --resume"
+# --repo left out means the plan's repository, not the default '.'; given, it must be the plan's.
+rm $R/results/m24/A2.json
+expect_rc 2 "$ABH" run --resume $R --repo . --grid grid.json "${FAST[@]}" --quiet
+grep -q "\-\-repo $PWD differs from the plan's repository" "$T/last.err" || fail "--repo .: $(cat "$T/last.err")"
+expect_rc 0 "$ABH" run --resume $R --grid grid.json "${FAST[@]}" --quiet
+[ -f $R/results/m24/A2.json ] || fail "run --resume without --repo did not measure"
 pass "a moved baseline branch does not change the plan's baseline"
 
 # 5. A directory without a plan is told apart: a run starting now (its .lock held: no advice to
