@@ -148,13 +148,24 @@ json machine_info(const Report& r) {
   return info;
 }
 
+// What the candidate was asked for by may name a branch ("main", "feature/x"); an expression
+// ("HEAD~2", "v1^", a commit id), HEAD or WORKTREE does not, and pytest-benchmark writes
+// "(unknown)" where it finds no branch.
+std::string branch_of(const SourceIdentity& s) {
+  const std::string& name = s.requested;
+  const bool expression = name.find_first_of("~^:@{ ") != std::string::npos;
+  const bool hex = !name.empty() && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (name.empty() || expression || hex || name == "HEAD" || name == "WORKTREE") return "(unknown)";
+  return name;
+}
+
 json commit_info(const Report& r) {
   const VariantProvenance* c = variant_named(r, "candidate");
   if (!c) return json::object();
   return {{"id", c->source.commit},
           {"dirty", c->source.kind == "worktree"},
           {"project", std::filesystem::path(r.provenance.repo).filename().string()},
-          {"branch", c->source.requested}};
+          {"branch", branch_of(c->source)}};
 }
 
 }  // namespace

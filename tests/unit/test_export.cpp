@@ -102,6 +102,7 @@ TEST_CASE("pytest-benchmark: one benchmark per variant of each compared shape, g
   CHECK(e.notes.size() == 1);
   CHECK(doc["commit_info"]["id"] == std::string(40, 'b'));
   CHECK(doc["commit_info"]["dirty"] == true);
+  CHECK(doc["commit_info"]["branch"] == "(unknown)");  // WORKTREE names no branch
   CHECK(doc["machine_info"]["gpu"] == "NVIDIA H200");
   const json& b = doc["benchmarks"][0];
   CHECK(b["group"] == r.shapes[0].shape);
@@ -120,3 +121,22 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace abh
+
+TEST_CASE(
+    "pytest-benchmark: commit_info's branch is the candidate's revision only where it names one") {
+  Fixture f;
+  Report r = f.report();
+  for (const auto& [requested, branch] :
+       std::vector<std::pair<std::string, std::string>>{{"main", "main"},
+                                                        {"feature/x", "feature/x"},
+                                                        {"HEAD~2", "(unknown)"},
+                                                        {"HEAD", "(unknown)"},
+                                                        {"v1.2^", "(unknown)"},
+                                                        {"79a9e53bf69f", "(unknown)"}}) {
+    CAPTURE(requested);
+    for (auto& v : r.provenance.variants)
+      if (v.name == "candidate") v.source.requested = requested;
+    const json doc = json::parse(export_pytest_benchmark(r, f.outcomes).text);
+    CHECK(doc["commit_info"]["branch"] == branch);
+  }
+}
