@@ -56,6 +56,11 @@ std::string shown(const fs::path& p) {
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
       (err == ENOTDIR || err == EISDIR || err == ENXIO || err == 0))
     throw UsageError(shown(full) + " is " + kind_name(st.st_mode) + ", not a " + wanted);
+  if (err == EACCES || err == EROFS)
+    throw Error("cannot open " + shown(full) + ": " + std::strerror(err) +
+                ": resuming, locking or reporting into a run writes in its directory; copy the "
+                "run somewhere this user can write (cp -a) and use the copy, or only read it "
+                "(verify, report --print, report --out DIR)");
   throw Error("cannot open " + shown(full) + ": " + std::strerror(err));
 }
 

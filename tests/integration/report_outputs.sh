@@ -60,6 +60,10 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/last.out" || fail
 grep -q "read-only" "$T/last.err" || fail "report on a read-only run did not say it wrote nothing"
 expect_rc 2 "${as_reader[@]}" "$ABH" report downloaded
 grep -q -- "--out DIR" "$T/last.err" || fail "report on a read-only run without --out or --print does not name the fix"
+# Resuming it cannot take its lock: the error says why, and to work on a copy.
+expect_rc 1 "${as_reader[@]}" "$ABH" resume downloaded --quiet
+grep -q "copy the run somewhere this user can write" "$T/last.err" \
+  || fail "resume of a read-only run does not name the fix: $(cat "$T/last.err")"
 mkdir out && chmod 777 out
 expect_rc 0 "${as_reader[@]}" "$ABH" report downloaded --out out/reports --quiet
 for f in md json csv tidy.csv svg pr.md; do
