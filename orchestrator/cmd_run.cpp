@@ -207,6 +207,8 @@ void check_resume_dir_flags(const CLI::App& c, const RunFlags& f) {
 int run_new_sweep(const PlanRequest& request, const fs::path& runs_root_in, std::string id,
                   const ReportFlags& report) {
   ResolvedRequest resolved = resolve_request(request);
+  for (const std::string& note : run_settings_replacing_params(resolved))
+    std::cerr << "abharness: note: " << note << "\n";
   const fs::path runs_root = fs::absolute(runs_root_in).lexically_normal();
   check_run_inputs(request, resolved, runs_root);
   // Removed again by a failure before the plan is written, unless a failed build's log is in it.

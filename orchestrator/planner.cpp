@@ -201,6 +201,26 @@ ResolvedRequest resolve_request(const PlanRequest& req) {
   return r;
 }
 
+std::vector<std::string> run_settings_replacing_params(const ResolvedRequest& resolved) {
+  std::vector<std::string> notes;
+  for (const ResolvedVariant& v : resolved.variants)
+    for (const auto& [name, value] : v.spec.run.items()) {
+      std::vector<std::string> changed;
+      for (const Shape& s : resolved.grid.shapes)
+        if (s.params.contains(name) && s.params[name] != value)
+          changed.push_back(s.id + " (" + s.params[name].dump() + ")");
+      if (changed.empty()) continue;
+      const std::size_t shown = std::min<std::size_t>(changed.size(), 3);
+      notes.push_back(
+          "variant " + v.spec.name + "'s run setting " + name + " = " + value.dump() +
+          " replaces the grid's " + name + " in " + std::to_string(changed.size()) + " shape(s): " +
+          join(std::vector<std::string>(changed.begin(), changed.begin() + shown), ", ") +
+          (changed.size() > shown ? ", ..." : "") + "; its arms of those shapes " +
+          "measure another problem than the shape's id says");
+    }
+  return notes;
+}
+
 std::vector<VariantSpec> requested_variants(const PlanRequest& req) {
   return ordered_variants(req.variants_file ? *req.variants_file
                                             : two_variant_file(req.baseline, req.candidate));

@@ -76,6 +76,13 @@ struct ResolvedRequest {
 // UsageError naming the flag.
 ResolvedRequest resolve_request(const PlanRequest& req);
 
+// A variant's run setting that replaces a grid parameter of the same name with another value
+// (variants `"run": {"m": 8}` on a grid of m = 32) makes its arms measure another problem than
+// the shape's id and the other variants' arms: one line per setting, naming the variant, the
+// setting and the shapes it changes. Allowed (it is how a parameter is swept per variant), but
+// said before anything is measured.
+std::vector<std::string> run_settings_replacing_params(const ResolvedRequest& resolved);
+
 // Refuses, before anything is built, what the plan could not record or the run would spoil:
 //  - a command line item, the repository or the runs root (as absolute paths) that is not UTF-8:
 //    the plan and results are JSON, which holds UTF-8 text only, and abharness does not guess an

@@ -436,3 +436,18 @@ TEST_CASE("planner: resume refuses a machine that differs from the plan") {
 }
 
 #endif  // ABH_HAVE_ORCHESTRATOR
+
+TEST_CASE("planner: a variant's run setting that changes a grid parameter is noted, naming it") {
+  ResolvedRequest r;
+  r.grid.shapes = {Shape{"m32", "", json{{"m", 32}, {"n", 8}}, ""},
+                   Shape{"m8", "", json{{"m", 8}, {"n", 8}}, ""}};
+  r.variants = {{VariantSpec{"a", "HEAD~1", {}, json::object()}, {}},
+                {VariantSpec{"b", "HEAD", {}, json{{"m", 8}, {"block", 64}}}, {}}};
+  const std::vector<std::string> notes = run_settings_replacing_params(r);
+  REQUIRE(notes.size() == 1);  // `block` is no grid parameter; m8's m is already 8
+  CHECK(notes[0] ==
+        "variant b's run setting m = 8 replaces the grid's m in 1 shape(s): m32 (32); its arms of "
+        "those shapes measure another problem than the shape's id says");
+  r.variants[1].spec.run = json{{"block", 64}};
+  CHECK(run_settings_replacing_params(r).empty());
+}
