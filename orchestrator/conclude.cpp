@@ -35,9 +35,8 @@ void print_problems(const Validation& v, const fs::path& run_dir) {
   for (const auto& p : v.problems) std::cerr << "  " << p.describe() << "\n";
   for (const auto& p : v.problems)
     if (p.rule == "plugin-file")
-      if (const std::string cp = restore_command(run_dir, p.file, p.expected); !cp.empty())
-        std::cerr << "what to do: the build cache holds the plugin the plan hashed: " << cp
-                  << " restores " << p.file << "\n";
+      if (const std::string advice = restore_advice(run_dir, p.file, p.expected); !advice.empty())
+        std::cerr << "what to do (" << p.file << "): " << advice << "\n";
   for (const std::string& hint : repair_hints(v, quote(run_dir.string())))
     std::cerr << "what to do: " << hint << "\n";
 }

@@ -66,10 +66,10 @@ namespace {
 // fix is to restore them, which loses nothing measured; else the run cannot go on.
 [[noreturn]] void refuse_plugin(const fs::path& run_dir, const Variant& v,
                                 const std::string& what) {
-  if (const std::string cp = restore_command(run_dir, v.plugin, v.plugin_sha256); !cp.empty())
-    throw UsageError("cannot resume " + run_dir.string() + ": " + what +
-                     "; the build cache holds the plugin the plan hashed: restore it (" + cp +
-                     ") and resume again");
+  if (const std::string advice = restore_advice(run_dir, v.plugin, v.plugin_sha256);
+      !advice.empty())
+    throw UsageError("cannot resume " + run_dir.string() + ": " + what + "; " + advice +
+                     " and resume again");
   refuse_resume(run_dir, what);
 }
 

@@ -119,13 +119,14 @@ json command_json(const std::vector<std::string>& argv, const std::string& what,
   return parse_json(scratch.read(tag + ".out", 64u << 20), "output of " + what);
 }
 
-std::string restore_command(const fs::path& run_dir, const std::string& plugin,
-                            const std::string& sha256) {
-  fs::path dir = fs::absolute(run_dir).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();  // "runs/r1/"
+std::string restore_advice(const fs::path& run_dir, const std::string& plugin,
+                           const std::string& sha256) {
+  const fs::path dir = absolute_dir(run_dir);
   const auto cached = cached_artifact(build_cache_root(dir.parent_path()),
                                       fs::path(plugin).filename().string(), sha256);
-  return cached ? shell_command({"cp", cached->string(), (dir / plugin).string()}) : "";
+  if (!cached) return "";
+  return "the build cache holds the plugin the plan hashed: restore it (" +
+         shell_command({"cp", cached->string(), (dir / plugin).string()}) + ")";
 }
 
 std::string plugin_label(const Plan& plan, const Variant& v) {

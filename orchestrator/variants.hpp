@@ -51,10 +51,11 @@ Variant build_variant_in_run(MaterializedVariant m, const std::filesystem::path&
                              const std::filesystem::path& worker, std::ostream& log);
 
 // How to put back a built plugin replaced in a run directory (`plugin` relative to it) from the
-// build cache of the run's runs root, which still holds the bytes the plan hashed (`sha256`):
-// "cp <cached> <run>/<plugin>", quoted for a shell; empty when it does not.
-std::string restore_command(const std::filesystem::path& run_dir, const std::string& plugin,
-                            const std::string& sha256);
+// build cache of the run's runs root, when that still holds the bytes the plan hashed (`sha256`):
+// "the build cache holds the plugin the plan hashed: restore it (cp <cached> <run>/<plugin>)",
+// quoted for a shell; empty when it does not.
+std::string restore_advice(const std::filesystem::path& run_dir, const std::string& plugin,
+                           const std::string& sha256);
 
 // What names a variant's plugin in a refusal: "the <name> Python plugin <module>.<entry> (under
 // <interpreter>)", or "the <name> plugin <shared object>".

@@ -102,7 +102,7 @@ grep -q "candidate plugin variants/candidate/libcpugemm.so changed" "$T/last.err
 rm -rf runs/c2 && cp -a runs/r1 runs/c2 && rm -f runs/c2/report.*
 printf '\0' >>runs/c2/variants/candidate/libcpugemm.so
 expect_rc 3 "$ABH" verify runs/c2
-grep -q "what to do: the build cache holds the plugin the plan hashed: cp [^ ]*/runs/.cache/builds/[0-9a-f]*/libcpugemm.so [^ ]*/runs/c2/variants/candidate/libcpugemm.so restores variants/candidate/libcpugemm.so" \
+grep -q "what to do (variants/candidate/libcpugemm.so): the build cache holds the plugin the plan hashed: restore it (cp [^ ]*/runs/.cache/builds/[0-9a-f]*/libcpugemm.so [^ ]*/runs/c2/variants/candidate/libcpugemm.so)" \
   "$T/last.err" || fail "verify: no restore command: $(cat "$T/last.err")"
 expect_rc 2 "$ABH" resume runs/c2
 restore=$(grep -o "restore it (cp [^)]*)" "$T/last.err" | sed 's/^restore it (//; s/)$//')
