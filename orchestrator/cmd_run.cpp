@@ -188,10 +188,7 @@ void read_variants_flags(const CLI::App& c, RunFlags& f) {
 
 // --runs-root and --run-id, given with --resume, must name the run directory --resume gives.
 void check_resume_dir_flags(const CLI::App& c, const RunFlags& f) {
-  fs::path given = fs::absolute(f.resume_dir).lexically_normal();
-  if (!given.has_filename()) given = given.parent_path();  // "runs/x/"
-  fs::path root = fs::absolute(f.runs_root).lexically_normal();
-  if (!root.has_filename()) root = root.parent_path();
+  const fs::path given = absolute_dir(f.resume_dir), root = absolute_dir(f.runs_root);
   const auto refuse = [&](const std::string& flag, const std::string& what) {
     throw UsageError(flag + " names " + what + ", but --resume gives " + given.string() +
                      ": leave " + flag + " out with --resume, or make it name that directory");
