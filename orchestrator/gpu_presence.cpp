@@ -61,7 +61,8 @@ std::optional<std::string> missing_nvidia_driver() {
 }
 
 void check_gpus_here(const fs::path& worker, const std::vector<std::string>& gpus,
-                     const fs::path& scratch, const std::string& who, bool python_plugin) {
+                     const fs::path& scratch, const std::string& who,
+                     const std::string& other_fix) {
   try {
     probe_machine(worker, true, gpus, scratch);
     return;
@@ -70,12 +71,15 @@ void check_gpus_here(const fs::path& worker, const std::vector<std::string>& gpu
     const std::string problem =
         no_driver ? "this machine has no NVIDIA driver (" + *no_driver + ")"
                   : "no GPU of --gpus can be used here (" + std::string(e.what()) + ")";
-    std::string fix = "run it on a machine with an NVIDIA GPU and its driver";
-    fix += python_plugin ? "; if its run() does host work, declare \"device\": \"cpu\" in the "
-                           "\"python\" object of its recipe in abharness.json"
-                         : ", or choose a target that runs on the CPU (--target)";
-    throw UsageError(who + ", but " + problem + ": " + fix);
+    throw UsageError(who + ", but " + problem +
+                     ": run it on a machine with an NVIDIA GPU and its driver, or " + other_fix);
   }
+}
+
+std::string plugin_gpu_fix(bool python_plugin) {
+  return python_plugin ? "if its run() does host work, declare \"device\": \"cpu\" in the "
+                         "\"python\" object of its recipe in abharness.json"
+                       : "choose a target that runs on the CPU (--target)";
 }
 
 }  // namespace abh

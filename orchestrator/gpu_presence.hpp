@@ -23,9 +23,14 @@ std::optional<std::string> missing_nvidia_driver();
 
 // Probes each of `gpus` (--gpus) through the worker, as a plan records them. UsageError when one
 // cannot be used: "no NVIDIA driver" when there is none, the worker's reason otherwise, with
-// `who` (the variant and why it needs a GPU) and the fixes, a Python plugin's included.
+// `who` (the variant and why it needs a GPU) and the fixes: a machine with a GPU, or `other_fix`
+// ("use --timing kernel").
 void check_gpus_here(const std::filesystem::path& worker, const std::vector<std::string>& gpus,
                      const std::filesystem::path& scratch, const std::string& who,
-                     bool python_plugin);
+                     const std::string& other_fix);
+
+// The fix besides a GPU machine for a plugin that needs a GPU by what it is: a Python plugin may
+// declare that it runs on the CPU, a C++ recipe may have a CPU target.
+std::string plugin_gpu_fix(bool python_plugin);
 
 }  // namespace abh

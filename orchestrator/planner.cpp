@@ -163,15 +163,26 @@ void check_local_cpus(const fs::path& run_dir, const Plan& plan) {
 
 namespace {
 
-// Graph and launch timings time GPU work: a CPU plugin is refused before its plan is written,
-// naming the plugin (its device is known once it is built).
+// The first timing of a --timing list that times GPU work (graph, launch), or nullopt.
+std::optional<std::string> timing_of_gpu_work(const std::string& list) {
+  for (const std::string& t : parse_timings(list))
+    if (t != kTimingKernel) return t;
+  return std::nullopt;
+}
+
+void refuse_cpu_timing(const std::string& list, const std::string& timing, const Variant& v,
+                       const std::string& target) {
+  throw UsageError("--timing " + list + ": " +
+                   timing_refusal(timing, false, v.name + " (" + target + ")"));
+}
+
+// Graph and launch timings time GPU work. A plugin's device is known before it is built where
+// its recipe says (a Python plugin's manifest), and a machine without a GPU is refused then; a
+// C++ plugin built for the CPU is refused here, before its plan is written.
 void refuse_cpu_timings(const Plan& plan) {
-  for (const std::string& t : parse_timings(plan.settings.timing))
+  if (const auto t = timing_of_gpu_work(plan.settings.timing))
     for (const Variant& v : plan.variants)
-      if (const std::string why =
-              timing_refusal(t, v.device == "cuda", v.name + " (" + plan.plugin_target + ")");
-          !why.empty())
-        throw UsageError("--timing " + plan.settings.timing + ": " + why);
+      if (v.device != "cuda") refuse_cpu_timing(plan.settings.timing, *t, v, plan.plugin_target);
 }
 
 }  // namespace
@@ -385,20 +396,31 @@ std::vector<Variant> prepare_variants(const PlanRequest& req, const ResolvedRequ
         resolved.repo, VariantRequest{v.spec.name, v.source, req.target, v.spec.build, v.spec.run},
         run_dir, std::cerr));
   bool gpu_checked = launcher_places_lanes(req.launcher);
-  const auto need_gpu = [&](const Variant& v, const std::string& why) {
+  const auto need_gpu = [&](const Variant& v, const std::string& why, const std::string& fix) {
     if (gpu_checked) return;
     RunDirFs(run_dir).make_dirs("logs/probe");
     check_gpus_here(worker, split_gpus(req.gpus), run_dir / "logs" / "probe",
-                    "the " + v.name + " plugin (target '" + req.target + "') " + why,
-                    v.is_python());
+                    "the " + v.name + " plugin (target '" + req.target + "') " + why, fix);
     gpu_checked = true;
   };
-  for (const auto& m : sources)
-    if (auto why = gpu_reason_before_build(m.variant.recipe)) need_gpu(m.variant, *why);
+  const std::optional<std::string> gpu_timing = timing_of_gpu_work(req.settings.timing);
+  for (const auto& m : sources) {
+    const Variant& v = m.variant;
+    if (auto why = gpu_reason_before_build(v.recipe))
+      need_gpu(v, *why, plugin_gpu_fix(v.is_python()));
+    else if (gpu_timing && v.is_python())  // declared "device": "cpu"
+      refuse_cpu_timing(req.settings.timing, *gpu_timing, v, req.target);
+    else if (gpu_timing)
+      need_gpu(v,
+               "is asked for --timing " + req.settings.timing + ", whose '" + *gpu_timing +
+                   "' times GPU work",
+               "use --timing kernel");
+  }
   std::vector<Variant> built;
   for (auto& m : sources) {
     built.push_back(build_variant_in_run(std::move(m), run_dir, cache_root, worker, std::cerr));
-    if (built.back().device == "cuda") need_gpu(built.back(), "is a CUDA plugin (as built)");
+    if (built.back().device == "cuda")
+      need_gpu(built.back(), "is a CUDA plugin (as built)", plugin_gpu_fix(false));
   }
   return built;
 }
