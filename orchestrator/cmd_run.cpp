@@ -151,6 +151,10 @@ void add_plan_flags(CLI::App& c, RunFlags& f) {
                "context once the arm before it has ended (docs/method.md). 0: one after another; "
                "auto: 1 for GPU plugins, 8 for GPU plugins in Python, 0 for CPU plugins")
       ->capture_default_str();
+  c.add_flag("--share-host", p.schedule.share_host,
+             "let other runs given --share-host measure on other CPUs of this machine beside "
+             "this one (give each its own --cpus); they share caches and memory bandwidth, and "
+             "the report says so. Without it a CPU or launch-timed run has the machine to itself");
 }
 
 // An option given an empty value would silently mean what leaving it out means (--cpus "" every

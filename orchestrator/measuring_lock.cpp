@@ -1,6 +1,7 @@
 #include "measuring_lock.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "model/launch.hpp"
 #include "model/timing.hpp"
 #include "system/eintr.hpp"
+#include "system/text.hpp"
 
 namespace abh {
 namespace fs = std::filesystem;
@@ -84,31 +86,50 @@ UniqueFd open_lock(const fs::path& dir, const std::string& name, const std::stri
   return fd;
 }
 
-// Who holds a lock and what it does there, as its holder wrote them (claim): "run <dir> (pid N)",
-// then "measuring" or "building".
+// Who holds a lock and what it does there, as its holders wrote them (claim): per holder a line
+// "run <dir> (pid N)", then one "measuring" or "building". A shared lock has several.
 struct Holder {
-  std::string who = "another abharness";
-  std::string doing = "measuring";
+  std::string who;
+  std::string doing;
+  pid_t pid = 0;
 };
 
-Holder holder_of(int fd) {
-  char buf[512] = {};
+// The holders written in the lock file whose process still lives: a holder that has released a
+// shared lock leaves its lines behind, and is not named as one still holding it.
+std::vector<Holder> live_holders(int fd) {
+  char buf[4096] = {};
   const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
   std::istringstream text(n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "");
-  Holder h;
-  std::string line;
-  if (std::getline(text, line) && !line.empty()) h.who = line;
-  if (std::getline(text, line) && !line.empty()) h.doing = line;
-  return h;
+  std::vector<Holder> out;
+  for (Holder h; std::getline(text, h.who) && std::getline(text, h.doing);) {
+    const auto at = h.who.rfind("(pid ");
+    h.pid = at == std::string::npos ? 0 : std::atoi(h.who.c_str() + at + 5);
+    if (h.pid > 0 && (::kill(h.pid, 0) == 0 || errno == EPERM)) out.push_back(h);
+  }
+  return out;
 }
 
-// Writes who holds the lock now, for the message of the next run that waits for it; the flock is
-// what excludes, so a failed write costs only that message.
-void claim(int fd, const fs::path& run_dir, const char* doing) {
-  const std::string me =
-      "run " + run_dir.string() + " (pid " + std::to_string(::getpid()) + ")\n" + doing + "\n";
+// "run A (pid 1), which is measuring" for one holder; "run A (pid 1), measuring, and run B (pid
+// 2), building," for several; "another abharness, which is measuring" when none is named.
+std::string holders_text(const std::vector<Holder>& holders) {
+  if (holders.empty()) return "another abharness, which is measuring";
+  if (holders.size() == 1) return holders[0].who + ", which is " + holders[0].doing;
+  std::vector<std::string> each;
+  for (const Holder& h : holders) each.push_back(h.who + ", " + h.doing);
+  return join(each, ", and ") + ",";
+}
+
+// Writes who holds the lock now, for the message of the next run that waits for it: alone for an
+// exclusive lock, after the other live holders for a shared one. The flock is what excludes, so
+// a failed write (or two sharers writing at once) costs only that message.
+void claim(int fd, const fs::path& run_dir, const char* doing, bool shared) {
+  std::string text;
+  if (shared)
+    for (const Holder& h : live_holders(fd))
+      if (h.pid != ::getpid()) text += h.who + "\n" + h.doing + "\n";
+  text += "run " + run_dir.string() + " (pid " + std::to_string(::getpid()) + ")\n" + doing + "\n";
   if (::ftruncate(fd, 0) != 0) return;
-  [[maybe_unused]] const ssize_t written = ::pwrite(fd, me.data(), me.size(), 0);
+  [[maybe_unused]] const ssize_t written = ::pwrite(fd, text.data(), text.size(), 0);
 }
 
 // Takes `fd`'s flock in `mode`, first without waiting; when another process holds it, says whom
@@ -116,8 +137,7 @@ void claim(int fd, const fs::path& run_dir, const char* doing) {
 bool take(int fd, int mode, const std::string& name, const std::string& until,
           const std::string& unguarded) {
   if (retry_on_eintr([&] { return ::flock(fd, mode | LOCK_NB); }) == 0) return true;
-  const Holder h = holder_of(fd);
-  std::cerr << "abharness: waiting for " << h.who << ", which is " << h.doing << " on "
+  std::cerr << "abharness: waiting for " << holders_text(live_holders(fd)) << " on "
             << guarded_by(name) << "; " << until << "\n";
   if (retry_on_eintr([&] { return ::flock(fd, mode); }) == 0) return true;
   std::cerr << "abharness: WARNING: cannot wait for the lock " << name << ": "
@@ -140,11 +160,14 @@ MeasuringLocks::MeasuringLocks(const Plan& plan, const fs::path& run_dir, const 
     return;
   }
   for (const std::string& name : names) {
+    // Shared with --share-host: other runs sharing it measure beside this one, a compile too,
+    // but not a run that holds the host alone.
+    const int mode = name == kHostLock && plan.schedule.share_host ? LOCK_SH : LOCK_EX;
     UniqueFd fd = open_lock(dir, name, kUnmeasured);
-    if (!fd.valid() || !take(fd.get(), LOCK_EX, name, "this run measures when it has finished",
+    if (!fd.valid() || !take(fd.get(), mode, name, "this run measures when it has finished",
                              "this run measures beside the one that holds it"))
       continue;
-    claim(fd.get(), run_dir, "measuring");
+    claim(fd.get(), run_dir, "measuring", mode == LOCK_SH);
     held_.push_back(std::move(fd));
   }
 }
@@ -162,7 +185,7 @@ BuildingLock::BuildingLock(const fs::path& run_dir, const fs::path& dir) {
                          "this run builds when it has finished (a compile beside it would load "
                          "its measurement)",
                          "this build runs beside that measurement")) {
-    claim(fd.get(), run_dir, "building");
+    claim(fd.get(), run_dir, "building", true);
     held_ = std::move(fd);
   }
 }

@@ -25,7 +25,10 @@ std::filesystem::path measuring_lock_dir();
 // The lock of the whole host: held exclusively by a run whose timings the host's load disturbs (a
 // CPU lane, or host-inclusive `launch` time on a GPU), shared by a build. Two CPU runs on
 // different CPUs of one machine still share its caches and memory bandwidth, and a compile beside
-// a CPU measurement loads it; so neither happens beside such a run.
+// a CPU measurement loads it; so neither happens beside such a run. A run planned with
+// --share-host (ScheduleOptions::share_host) holds it shared instead: runs that share it, on
+// other CPUs, measure side by side (and builds beside them), but none beside a run that holds it
+// alone.
 inline constexpr const char* kHostLock = "host";
 
 // The names of the locks a plan's lanes need, sorted (the order they are taken in, so that two

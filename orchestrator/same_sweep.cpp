@@ -55,6 +55,9 @@ void check_schedule_flags(const fs::path& run_dir, const Plan& plan, const Sched
                 "--until-decided " +
                     (s.until_decided_auto ? std::string("auto") : std::to_string(s.until_decided)),
                 "until_decided " + std::to_string(p.until_decided));
+  // Without the flag a resume keeps the plan's choice; with it, the plan must have made it.
+  if (s.share_host && !p.share_host)
+    refuse_flag(run_dir, "--share-host", "host lock held alone (planned without --share-host)");
 }
 
 // --cpus, when given: the CPUs it places each lane's arms on must be the plan's.

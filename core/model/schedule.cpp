@@ -55,16 +55,18 @@ void require_two_arms(const std::vector<Task>& tasks, std::size_t first, const S
 }  // namespace
 
 json to_json(const ScheduleOptions& o) {
-  return json{{"name", o.name},
-              {"rounds", o.rounds},
-              {"seed", o.seed},
-              {"gpus", o.gpus},
-              {"until_decided", o.until_decided},
-              {"confirm", o.confirm},
-              {"until_decided_auto", o.until_decided_auto},
-              {"futility", o.futility},
-              {"decision", to_json(o.decision)},
-              {"start_ahead", o.start_ahead}};
+  json j{{"name", o.name},
+         {"rounds", o.rounds},
+         {"seed", o.seed},
+         {"gpus", o.gpus},
+         {"until_decided", o.until_decided},
+         {"confirm", o.confirm},
+         {"until_decided_auto", o.until_decided_auto},
+         {"futility", o.futility},
+         {"decision", to_json(o.decision)},
+         {"start_ahead", o.start_ahead}};
+  if (o.share_host) j["share_host"] = true;  // absent otherwise: plans keep their earlier bytes
+  return j;
 }
 
 ScheduleOptions schedule_options_from_json(const json& j, const std::string& where) {
@@ -86,6 +88,7 @@ ScheduleOptions schedule_options_from_json(const json& j, const std::string& whe
     o.decision = stats_options_from_json(object_field(j, "decision", where), where + ".decision");
   // Absent in plans and reports written before workers were started ahead: they were not.
   if (j.contains("start_ahead")) o.start_ahead = field<int>(j, "start_ahead", where);
+  if (j.contains("share_host")) o.share_host = field<bool>(j, "share_host", where);
   return o;
 }
 

@@ -56,6 +56,10 @@ struct ScheduleOptions {
   // creates its CUDA context only once the arm before it has ended (docs/method.md, "Starting
   // the next arm ahead"). 0: each worker starts when the one before it has ended.
   int start_ahead = 0;
+  // --share-host: a run whose timings the host's load disturbs holds the host's lock shared, not
+  // exclusively (orchestrator/measuring_lock.hpp), so other such runs on other CPUs of the machine
+  // measure beside it, sharing its caches and memory bandwidth; the report says so.
+  bool share_host = false;
   bool operator==(const ScheduleOptions&) const = default;
 };
 

@@ -298,11 +298,17 @@ struct Withheld {
   double first_expected = 0;
   bool operator==(const Withheld&) const = default;
 };
+// The run was planned with --share-host and timed what the host's load disturbs (a CPU lane, or
+// launch timing): other runs may have measured beside its arms on other CPUs of the machine.
+struct SharedHost {
+  bool operator==(const SharedHost&) const = default;
+};
 }  // namespace note
 using ReportNote =
     std::variant<note::NoSpeedOfLight, note::AtOneClock, note::NotAtOneClock, note::ClockGap,
-                 note::FewArmDegrees, note::DriftJudged, note::Unconfirmed, note::Decisive,
-                 note::PriorConflict, note::OutlierArms, note::ExtraBlocks, note::Withheld>;
+                 note::SharedHost, note::FewArmDegrees, note::DriftJudged, note::Unconfirmed,
+                 note::Decisive, note::PriorConflict, note::OutlierArms, note::ExtraBlocks,
+                 note::Withheld>;
 
 struct Report {
   int schema_version = 0;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "model/timing.hpp"
 #include "report/adaptive.hpp"
 
 namespace abh {
@@ -157,6 +158,18 @@ std::optional<note::Withheld> withheld_blocks(const Report& r) {
   return n;
 }
 
+// --share-host matters only where the run held the host's lock: a CPU lane, or launch timing.
+std::optional<note::SharedHost> shared_host(const Report& r) {
+  if (!r.provenance.schedule.share_host) return std::nullopt;
+  const auto& lanes = r.provenance.machine;
+  const bool cpu_lane =
+      std::any_of(lanes.begin(), lanes.end(), [](const Environment& e) { return !e.gpu; });
+  const bool launch = std::any_of(r.shapes.begin(), r.shapes.end(),
+                                  [](const ShapeRow& row) { return row.timing == kTimingLaunch; });
+  if (!cpu_lane && !launch) return std::nullopt;
+  return note::SharedHost{};
+}
+
 }  // namespace
 
 int candidate_arms(const ShapeRow& row) {
@@ -185,6 +198,7 @@ std::vector<ReportNote> report_notes(const Report& r) {
   if (auto n = at_one_clock(r)) out.push_back(*n);
   not_at_one_clock(r, out);
   if (auto n = clock_gap(r)) out.push_back(*n);
+  if (auto n = shared_host(r)) out.push_back(*n);
   if (auto n = few_arm_degrees(r)) out.push_back(*n);
   if (auto n = drift_judged(r)) out.push_back(*n);
   if (auto n = unconfirmed(r)) out.push_back(*n);
@@ -202,6 +216,7 @@ NoteTopic topic(const ReportNote& n) {
     NoteTopic operator()(const note::AtOneClock&) const { return NoteTopic::clock; }
     NoteTopic operator()(const note::NotAtOneClock&) const { return NoteTopic::clock; }
     NoteTopic operator()(const note::ClockGap&) const { return NoteTopic::clock; }
+    NoteTopic operator()(const note::SharedHost&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::FewArmDegrees&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::DriftJudged&) const { return NoteTopic::interval; }
     NoteTopic operator()(const note::Unconfirmed&) const { return NoteTopic::interval; }

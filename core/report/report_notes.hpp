@@ -14,7 +14,8 @@ namespace abh {
 
 // In the order renderers show them: why shapes lack a speed-of-light time, then what clock
 // normalization did (the shapes at one clock and the range of their reference clocks, each shape
-// left as measured, the candidate's average clock against the baseline's), then undecided shapes
+// left as measured, the candidate's average clock against the baseline's), then whether other
+// runs may have measured beside this one (--share-host), then undecided shapes
 // whose intervals rest on few degrees of freedom, one-block shapes judged with their drift,
 // verdicts resting on one candidate arm, shapes judged on their own arms for a prior conflict,
 // arms left out as disturbed, and the extra blocks that ran.

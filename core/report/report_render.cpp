@@ -305,6 +305,11 @@ std::string note_text(const ReportNote& n) {
             "than the equal-clock figures say";
       return line;
     }
+    std::string operator()(const note::SharedHost&) const {
+      return "measured with --share-host: other runs given it may have measured on other CPUs "
+             "of this machine beside these arms, sharing its caches and memory bandwidth, and "
+             "their load is in these times (docs/method.md#where-arms-run)";
+    }
     std::string operator()(const note::FewArmDegrees& d) const {
       return std::to_string(d.shapes) + " undecided shape(s) (" + d.first_shape +
              (d.shapes > 1 ? ", ..." : "") + ") know how much whole arms differ from at most " +

@@ -76,3 +76,36 @@ start=$(date +%s)
 expect_rc 0 timeout 120 "$ABH" run "${args[@]}" --run-id after
 ! grep -q "waiting for" "$T/last.err" || fail "waited for a dead run: $(cat "$T/last.err")"
 pass "a run killed while measuring leaves no lock: the next measured at once ($(($(date +%s) - start)) s)"
+
+# --share-host: runs given it measure side by side on their own CPUs; a run without it still has
+# the machine to itself. Run five (share, CPU 0) samples for minutes and is killed once run seven
+# has said it waits for it: its length only keeps it measuring while six and seven start.
+long=(--repo repo --baseline HEAD~1 --candidate HEAD --grid grid.json --runs-root runs --quiet
+  --color never --min-samples 5 --min-time 30 --max-time 30 --warmup 1 --until-decided 0)
+"$ABH" run "${long[@]}" --share-host --cpus 0 --run-id five >five.out 2>five.err &
+p5=$!
+wait_for_plan $p5 runs/five five.err
+wait_until 120 bash -c 'ls runs/five/logs/*/A1*.out >/dev/null 2>&1' || fail "run five never measured"
+expect_rc 0 "$ABH" run "${args[@]}" --share-host --cpus 1 --run-id six
+! grep -q "waiting for" "$T/last.err" || fail "a sharing run waited for another: $(cat "$T/last.err")"
+kill -0 $p5 2>/dev/null || fail "run five ended before run six had measured: $(cat five.err)"
+[ "$(jget runs/six/plan.json 'j["schedule"]["share_host"]')" = True ] || fail "plan lacks share_host"
+grep -q "measured with --share-host: other runs given it may have measured" runs/six/report.md ||
+  fail "run six's report does not say it shared the host: $(cat runs/six/report.md)"
+pass "two --share-host runs on CPUs 0 and 1 measure side by side, and the report says so"
+
+"$ABH" run "${args[@]}" --cpus 1 --run-id seven >seven.out 2>seven.err &
+p7=$!
+wait_until 120 grep -q "waiting for run .*/runs/five (pid $p5), which is measuring on this machine's CPUs" seven.err ||
+  fail "a run without --share-host did not wait for the sharing one: $(cat seven.err)"
+[ -z "$(ls runs/seven/results 2>/dev/null)" ] || fail "run seven measured beside a sharing run"
+kill -9 $p5
+wait $p5 2>/dev/null || true
+wait $p7 || fail "run seven failed: $(cat seven.err)"
+grep -q "measured with --share-host" runs/seven/report.md && fail "run seven's report says it shared"
+pass "a run without --share-host waits for a sharing one, and measures once it is gone"
+
+expect_rc 2 "$ABH" run "${args[@]}" --resume runs/seven --share-host
+grep -q -- "--share-host differs from the plan's host lock held alone" "$T/last.err" ||
+  fail "a resume adding --share-host was not refused: $(cat "$T/last.err")"
+pass "a resume cannot add --share-host to a plan made without it"

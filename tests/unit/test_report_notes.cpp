@@ -8,6 +8,7 @@
 #include <cmath>
 #include <variant>
 
+#include "model/timing.hpp"
 #include "report/adaptive.hpp"
 #include "report/markdown.hpp"
 #include "report/report_notes.hpp"
@@ -220,4 +221,30 @@ TEST_CASE("report notes: a one-arm verdict is decisive only when GPU-timed and b
   CHECK(notes[0] == ReportNote{note::Unconfirmed{2, "near"}});
   CHECK(notes[1] == ReportNote{note::Decisive{2, "fast", 1.5}});
   CHECK(fmt::note_text(notes[1]).find("wholly beyond 1.50x") != std::string::npos);
+}
+
+TEST_CASE("report notes: --share-host is noted where the run held the host, and read back") {
+  Report r;
+  r.shapes = {row_of("a", Verdict::same)};
+  r.provenance.machine.resize(1);  // one CPU lane: no GPU
+  CHECK(report_notes(r).empty());
+  r.provenance.schedule.share_host = true;
+  const auto notes = report_notes(r);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == ReportNote{note::SharedHost{}});
+  CHECK(topic(notes[0]) == NoteTopic::interval);
+  CHECK(fmt::note_text(notes[0]).rfind("measured with --share-host: other runs", 0) == 0);
+
+  // A GPU lane timing kernels held no host lock: nothing was shared, nothing is noted...
+  r.provenance.machine[0].gpu = GpuInfo{};
+  CHECK(report_notes(r).empty());
+  // ...but launch timing holds it.
+  r.shapes[0].timing = kTimingLaunch;
+  CHECK(report_notes(r).size() == 1);
+
+  // The schedule keeps the choice in JSON only when made, and reads it back.
+  CHECK_FALSE(to_json(ScheduleOptions{}).contains("share_host"));
+  const json j = to_json(r.provenance.schedule);
+  CHECK(j.at("share_host") == true);
+  CHECK(schedule_options_from_json(j, "report.json: schedule").share_host);
 }
