@@ -29,6 +29,10 @@ void check_launcher_request(const PlanRequest& req) {
     throw UsageError("--cpus " + req.cpus + ": with --launcher " + req.launcher.name +
                      " each lane chooses the CPUs on its node, within those its job may use; ask "
                      "the launcher for them instead (e.g. --slurm-sbatch-arg=--cpus-per-task=8)");
+  if (req.schedule.share_host && launcher_places_lanes(req.launcher))
+    throw UsageError("--share-host: with --launcher " + req.launcher.name +
+                     " no run holds this machine's lock (the scheduler gives each job its own "
+                     "resources), so there is nothing to share; leave --share-host out");
 }
 
 // --python, when given, names an interpreter that exists: it is run only after both variants are

@@ -55,6 +55,13 @@ TEST_CASE("preflight: every option is checked before anything is built") {
     r.req.schedule.name = "abab";
     CHECK(r.refusal().rfind("--schedule 'abab' is unknown", 0) == 0);
   }
+  SUBCASE("--share-host with a launcher that takes no host lock") {
+    r.req.launcher.name = "slurm";
+    r.req.schedule.until_decided = 0;
+    r.req.schedule.share_host = true;
+    CHECK(r.refusal().rfind("--share-host: with --launcher slurm no run holds this machine's lock",
+                            0) == 0);
+  }
   SUBCASE("a negative --until-decided") {
     r.req.schedule.until_decided = -1;
     CHECK(r.refusal() == "--until-decided must be >= 0");
