@@ -412,8 +412,8 @@ std::vector<Variant> prepare_variants(const PlanRequest& req, const ResolvedRequ
       refuse_cpu_timing(req.settings.timing, *gpu_timing, v, req.target);
     else if (gpu_timing)
       need_gpu(v,
-               "is asked for --timing " + req.settings.timing + ", whose '" + *gpu_timing +
-                   "' times GPU work",
+               "is asked for timing '" + *gpu_timing + "' (--timing " + req.settings.timing +
+                   "), which times GPU work",
                "use --timing kernel");
   }
   std::vector<Variant> built;

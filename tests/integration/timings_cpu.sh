@@ -30,6 +30,7 @@ for t in graph launch kernel,graph; do
   [ ! -e refused/r ] || fail "--timing $t on a CPU plugin left a run directory"
   if [ ! -e /proc/driver/nvidia ]; then
     ! grep -q building "$T/last.err" || fail "--timing $t without a GPU: refused only after building"
+    says "is asked for timing '${t#kernel,}' (--timing $t), which times GPU work, but this machine has no NVIDIA driver"
   fi
 done
 pass "graph and launch timings are refused for a CPU plugin, naming the fix, leaving no run"
