@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 
+#include "model/timing.hpp"
 #include "planner.hpp"
 #include "system/error.hpp"
 #include "system/process.hpp"
@@ -80,6 +81,18 @@ std::string plugin_gpu_fix(bool python_plugin) {
   return python_plugin ? "if its run() does host work, declare \"device\": \"cpu\" in the "
                          "\"python\" object of its recipe in abharness.json"
                        : "choose a target that runs on the CPU (--target)";
+}
+
+void refuse_cpu_timing(const std::string& list, const std::string& timing, const Variant& v,
+                       const std::string& target) {
+  throw UsageError("--timing " + list + ": " +
+                   timing_refusal(timing, false, v.name + " (" + target + ")"));
+}
+
+void refuse_cpu_timings(const Plan& plan) {
+  if (const auto t = first_gpu_timing(plan.settings.timing))
+    for (const Variant& v : plan.variants)
+      if (v.device != "cuda") refuse_cpu_timing(plan.settings.timing, *t, v, plan.plugin_target);
 }
 
 }  // namespace abh

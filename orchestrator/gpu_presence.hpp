@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/manifest.hpp"
+#include "model/plan.hpp"
 
 namespace abh {
 
@@ -32,5 +33,14 @@ void check_gpus_here(const std::filesystem::path& worker, const std::vector<std:
 // The fix besides a GPU machine for a plugin that needs a GPU by what it is: a Python plugin may
 // declare that it runs on the CPU, a C++ recipe may have a CPU target.
 std::string plugin_gpu_fix(bool python_plugin);
+
+// Graph and launch timings time GPU work, refused for a plugin that runs on the CPU: `timing`
+// (of the --timing `list`) for variant `v`, whose device its recipe already says (a Python
+// plugin's manifest) ...
+[[noreturn]] void refuse_cpu_timing(const std::string& list, const std::string& timing,
+                                    const Variant& v, const std::string& target);
+// ... and, once both are built, for any variant built for the CPU (a C++ plugin's device is known
+// only then), before the plan is written.
+void refuse_cpu_timings(const Plan& plan);
 
 }  // namespace abh

@@ -161,32 +161,6 @@ void check_local_cpus(const fs::path& run_dir, const Plan& plan) {
                                    format_cpu_list(allowed) + ")");
 }
 
-namespace {
-
-// The first timing of a --timing list that times GPU work (graph, launch), or nullopt.
-std::optional<std::string> timing_of_gpu_work(const std::string& list) {
-  for (const std::string& t : parse_timings(list))
-    if (t != kTimingKernel) return t;
-  return std::nullopt;
-}
-
-void refuse_cpu_timing(const std::string& list, const std::string& timing, const Variant& v,
-                       const std::string& target) {
-  throw UsageError("--timing " + list + ": " +
-                   timing_refusal(timing, false, v.name + " (" + target + ")"));
-}
-
-// Graph and launch timings time GPU work. A plugin's device is known before it is built where
-// its recipe says (a Python plugin's manifest), and a machine without a GPU is refused then; a
-// C++ plugin built for the CPU is refused here, before its plan is written.
-void refuse_cpu_timings(const Plan& plan) {
-  if (const auto t = timing_of_gpu_work(plan.settings.timing))
-    for (const Variant& v : plan.variants)
-      if (v.device != "cuda") refuse_cpu_timing(plan.settings.timing, *t, v, plan.plugin_target);
-}
-
-}  // namespace
-
 ResolvedRequest resolve_request(const PlanRequest& req) {
   check_options(req);
   ResolvedRequest r;
@@ -403,7 +377,7 @@ std::vector<Variant> prepare_variants(const PlanRequest& req, const ResolvedRequ
                     "the " + v.name + " plugin (target '" + req.target + "') " + why, fix);
     gpu_checked = true;
   };
-  const std::optional<std::string> gpu_timing = timing_of_gpu_work(req.settings.timing);
+  const std::optional<std::string> gpu_timing = first_gpu_timing(req.settings.timing);
   for (const auto& m : sources) {
     const Variant& v = m.variant;
     if (auto why = gpu_reason_before_build(v.recipe))

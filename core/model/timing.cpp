@@ -87,14 +87,26 @@ void check_plan_shape_id(const std::string& id, const std::string& what) {
                 "', which is not a timing (" + join(timing_names(), ", ") + ")");
 }
 
+namespace {
+bool times_gpu_work(const std::string& timing) {
+  return timing != kTimingKernel;
+}
+}  // namespace
+
 std::string timing_refusal(const std::string& timing, bool gpu_plugin, const std::string& plugin) {
-  if (gpu_plugin || timing == kTimingKernel) return "";
+  if (gpu_plugin || !times_gpu_work(timing)) return "";
   return "timing '" + timing + "' times GPU work (" +
          (timing == kTimingGraph ? std::string("a replayed CUDA graph")
                                  : std::string("launch until the GPU is done")) +
          "), but the " + plugin +
          " plugin runs on the CPU, where the kernel timing already is the host time of a call: "
          "use --timing kernel";
+}
+
+std::optional<std::string> first_gpu_timing(const std::string& list) {
+  for (const std::string& t : parse_timings(list))
+    if (times_gpu_work(t)) return t;
+  return std::nullopt;
 }
 
 }  // namespace abh

@@ -11,6 +11,7 @@
 // and each arm is one measurement under one timing.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,9 @@ void check_plan_shape_id(const std::string& id, const std::string& what);
 // Whether a timing can time a plugin of this device ("cpu" or "cuda"): graph and launch time GPU
 // work only. Empty when it can, else the reason with the fix.
 std::string timing_refusal(const std::string& timing, bool gpu_plugin, const std::string& plugin);
+
+// The first timing of a `--timing` list that times GPU work (graph, launch), or nullopt when it
+// asks for kernel timing only, which a CPU plugin can be timed by too.
+std::optional<std::string> first_gpu_timing(const std::string& list);
 
 }  // namespace abh

@@ -79,6 +79,10 @@ TEST_CASE("timing: graph and launch time GPU work, a CPU plugin gets the kernel 
   CHECK(why.find("cpu-gemm plugin runs on the CPU") != std::string::npos);
   CHECK(why.find("use --timing kernel") != std::string::npos);
   CHECK(timing_refusal("graph", false, "x").find("a replayed CUDA graph") != std::string::npos);
+  // The first timing of a list that a CPU plugin cannot be timed by, as the planner refuses it.
+  CHECK_FALSE(first_gpu_timing("kernel"));
+  CHECK(first_gpu_timing("kernel,launch,graph") == "launch");
+  CHECK(first_gpu_timing("graph") == "graph");
 }
 
 TEST_CASE("timing: every timing says what it answers") {
