@@ -111,17 +111,48 @@ void ArmWorker::go() {
   // A worker that already ended (it failed before its turn) has closed its end: MSG_NOSIGNAL
   // makes that an EPIPE to ignore rather than a SIGPIPE that would kill the orchestrator, and its
   // exit status says what happened. The socket is closed after the word: nothing more is said.
+  // The socket stays open: the worker says on it when it has released the GPU (released()), and
+  // one that has not yet said it loaded can still say so without meeting a closed socket.
   const std::string_view m = worker_protocol::kTurn;
   (void)::send(turn_.get(), m.data(), m.size(), MSG_NOSIGNAL);
-  // What it said and nobody waited for (its kLoaded) is read first: a socket closed with unread
-  // data would reset the worker's end.
-  char buf[64];
-  while (::recv(turn_.get(), buf, sizeof buf, MSG_DONTWAIT) > 0) {
+}
+
+bool ArmWorker::released() {
+  if (!turn_.valid()) return false;
+  // Lines it may say after its turn: kLoaded, if nobody waited for it, then kReleased.
+  const std::string_view want = worker_protocol::kReleased;
+  const std::string_view loaded = worker_protocol::kLoaded;
+  std::string said;
+  for (;;) {
+    if (said.rfind(loaded, 0) == 0) said.erase(0, loaded.size());
+    if (said.size() >= want.size()) break;
+    int wait_ms = -1;
+    if (deadline_) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - Clock::now()).count();
+      if (left <= 0) return false;  // finish() kills it
+      wait_ms = static_cast<int>(std::min<long long>(left, 60000));
+    }
+    pollfd p{turn_.get(), POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready < 0 && errno != EINTR)
+      throw Error(std::string("waiting for a worker to release its GPU: ") + std::strerror(errno));
+    if (ready <= 0) continue;
+    char buf[32];
+    const ssize_t n = ::recv(turn_.get(), buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // it ended (or closed its end) without saying it
+    said.append(buf, static_cast<size_t>(n));
   }
-  turn_.reset();
+  if (said.compare(0, want.size(), want) != 0)
+    throw Error("a worker said " + quote(said) + " after its turn where abharness waited for " +
+                quote(std::string(want)) +
+                ": abharness and abharness-worker disagree on the protocol (different builds?)");
+  return true;
 }
 
 ExitStatus ArmWorker::finish() {
+  turn_.reset();
   ExitStatus st = child_->wait(deadline_, since_);
   out_.reset();
   err_.reset();

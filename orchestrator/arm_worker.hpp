@@ -34,6 +34,9 @@ class ArmWorker : public ArmProcess {
   // Its turn: the GPU is its own from now on, and its time limit starts. A worker not started
   // ahead had its turn when it started; go() then only starts the limit.
   void go() override;
+  // Reads its turn socket until it says it released the GPU, closes the socket or passes its
+  // time limit. A worker not started ahead has no socket: false at once.
+  bool released() override;
   // Waits for it to end within its time limit (killing its process group when the limit passes)
   // and closes its logs.
   ExitStatus finish() override;

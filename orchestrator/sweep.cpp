@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -226,11 +227,16 @@ void run_steps(const RunDirFs& run, const Plan& plan, const WorkerStarter& start
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     start_ahead();
-    const ExitStatus st = started.front()->finish();
+    // The next turn comes once the current worker has freed the GPU: when it says so, while its
+    // process exits, or else when its process has ended.
+    std::unique_ptr<ArmProcess> current = std::move(started.front());
     started.pop_front();
+    std::optional<ExitStatus> st;
+    if (!current->released()) st = current->finish();
     if (started.empty() && next < steps.size()) start_next();
     if (!started.empty()) started.front()->go();
-    done(steps[i], st);
+    if (!st) st = current->finish();
+    done(steps[i], *st);
   }
 }
 

@@ -27,6 +27,10 @@ class ArmProcess {
   virtual bool loaded() { return true; }
   // Its turn: the GPU is its own from now on, and its time limit starts.
   virtual void go() = 0;
+  // After go(): waits until it has freed its device while its process may still be exiting
+  // (worker_protocol::kReleased), and says whether it did. False, at once or when it ended or
+  // passed its time limit without saying so: the next arm's turn then waits for finish().
+  virtual bool released() { return false; }
   // Waits for it to end and says how it ended. Called once, after go().
   virtual ExitStatus finish() = 0;
 };

@@ -53,5 +53,7 @@ if __name__ == "__main__":
     sys.stdout.flush()
     sys.stderr.flush()
     # No interpreter teardown: the result is written, and a framework's exit handlers (CUDA
-    # caches, threads) must not turn a measured arm into a crashed one.
+    # caches, threads) must not turn a measured arm into a crashed one. The engine may also have
+    # destroyed the CUDA context already, to give the next arm its turn sooner: nothing of the
+    # framework may run after it.
     os._exit(code)

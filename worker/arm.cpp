@@ -324,18 +324,15 @@ void wait_for_turn(const Plugin& plugin, StartTurn& turn, const ArmPlacement& pl
   placement.pin_process();
 }
 
-}  // namespace
+// What an arm leaves for the end of its process, once its owners are gone.
+struct Measured {
+  bool gpu_context = false;  // the plugin ran in this process's CUDA context
+  std::vector<int> cpus;     // the arm's CPUs, the first its measuring one
+};
 
-void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
-  PhaseLog log(process_start);
-  // Declared before every owner below, so destroyed after them: what releasing the timer, the
-  // problem, the device session and the plugin takes once the result is written.
-  struct TornDown {
-    const PhaseLog& log;
-    ~TornDown() {
-      log.at() << "torn down: timer, problem, device session and plugin released" << std::endl;
-    }
-  } torn_down{log};
+// The arm's phases, up to its result; every owner (plugin, device session, problem, timer) is
+// released when this returns.
+Measured measure_and_write(const ArmRequest& req, StartTurn& turn, PhaseLog& log) {
   ArmResult r;
   r.started_at = now_utc();
   r.pid = static_cast<int>(::getpid());
@@ -348,7 +345,6 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   record_identity(a, req, r);
   const std::vector<int> cpus = planned_cpus(plan, a.task);
   ArmPlacement placement(cpus);
-  StartTurn turn(req.ahead);
   if (turn.ahead())
     placement.pin_waiting();
   else
@@ -360,6 +356,10 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   const std::unique_ptr<Plugin> loaded = load_plugin(a, req);
   const Plugin& plugin = *loaded;
   log.phase("plugin") << "plugin loaded" << std::endl;
+  // A Python plugin's framework (PyTorch's allocator, say) still points into the context once it
+  // is destroyed; the Python front end exits at once (os._exit) after the engine returns, so
+  // nothing of it runs again.
+  const Measured measured{plugin.is_cuda(), cpus};
   r.measurement.timer = resolve_timer(a.settings.timer, plugin.is_cuda(), a.settings.timing);
   std::cout << "worker " << ::getpid() << ": " << a.shape.id << "/" << a.task.arm << " ("
             << a.task.variant << ") plugin " << plugin.name() << ", timing " << a.settings.timing
@@ -440,10 +440,39 @@ void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
   if (req.warmup) {
     log.at() << "warm-up done: median " << median(r.measurement.samples_ns)
              << " ns, no result written" << std::endl;
-    return;
+    return measured;
   }
   write_result(req.run_dir, result_rel(a.task), r);
   log.at() << "result written" << std::endl;
+  return measured;
+}
+
+// Destroys the arm's CUDA context and tells the orchestrator, which gives the next arm its turn
+// without waiting for this process to exit (worker_protocol::kReleased). The process first leaves
+// the measuring CPU, which the next arm takes. On the H200 a reset took 0.068-0.073 s and the exit
+// after it 0.039-0.055 s, where an exit with the context took 0.101-0.117 s to be reaped
+// (docs/measurements.md). A release that fails or leaves a context is logged, and the next arm
+// waits for the exit as it would without it.
+void release_gpu(const Measured& m, const StartTurn& turn, const PhaseLog& log) {
+  std::string why;
+  if (!gpu_device() || !gpu_device()->release(&why)) {
+    log.at() << "GPU not released early (" << why << "): the next arm waits for this process to end"
+             << std::endl;
+    return;
+  }
+  ArmPlacement(m.cpus).pin_waiting();
+  turn.say_released();
+  log.at() << "GPU released: no CUDA context left in this process" << std::endl;
+}
+
+}  // namespace
+
+void measure_arm(const ArmRequest& req, Clock::time_point process_start) {
+  PhaseLog log(process_start);
+  StartTurn turn(req.ahead);
+  const Measured m = measure_and_write(req, turn, log);
+  log.at() << "torn down: timer, problem, device session and plugin released" << std::endl;
+  if (turn.ahead() && m.gpu_context) release_gpu(m, turn, log);
 }
 
 }  // namespace abh::worker

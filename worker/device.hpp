@@ -57,6 +57,14 @@ class Device {
   // Loads and initialises the device's drivers without creating any state on the device (no
   // context): what a worker started ahead may do while another arm measures.
   virtual void prepare() const {}
+  // Once every session of the process has closed: destroys what the process still holds on the
+  // device (a GPU's context), so that the next arm may open its own while this process exits.
+  // True when released and checked; false, with `why`, when there is nothing to release or it
+  // could not be done (the next arm then waits for this process to end).
+  virtual bool release(std::string* why) const {
+    *why = "this device holds nothing to release";
+    return false;
+  }
   // The device's telemetry now, and whether it shows a slowdown that invalidates timing.
   virtual TelemetrySnapshot telemetry(const std::string& selector) const = 0;
   virtual bool is_throttled(const TelemetrySnapshot& s) const = 0;

@@ -62,4 +62,11 @@ double StartTurn::wait() {
   return waited_s_;
 }
 
+void StartTurn::say_released() const {
+  if (!ahead_) return;
+  // An orchestrator that stopped has closed its end: EPIPE, no SIGPIPE, and nothing to tell.
+  const std::string_view released = worker_protocol::kReleased;
+  (void)::send(turn_fd_, released.data(), released.size(), MSG_NOSIGNAL);
+}
+
 }  // namespace abh::worker

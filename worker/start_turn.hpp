@@ -17,6 +17,9 @@ class StartTurn {
   // stopped the sweep) or says anything else.
   double wait();
   double waited_s() const { return waited_s_; }
+  // Says the device is free (worker_protocol::kReleased): the orchestrator may give the next arm
+  // its turn before this process has ended. Nothing is said by a worker not started ahead.
+  void say_released() const;
 
  private:
   bool ahead_;

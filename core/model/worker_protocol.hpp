@@ -106,6 +106,11 @@ inline constexpr std::string_view kTurn = "go\n";
 // waits for the first worker of each variant to say it: a plugin that cannot load is refused
 // there, before anything is measured (docs/provenance.md).
 inline constexpr std::string_view kLoaded = "loaded\n";
+// What such a worker of a GPU plugin writes on it once its result is written and its CUDA context
+// destroyed (checked): the GPU is free, and the next arm may have its turn while this process
+// exits. A worker that never says it (a CPU plugin, a failed arm) frees the GPU when its process
+// ends, which the sweep then waits for.
+inline constexpr std::string_view kReleased = "released\n";
 
 // Exit codes of a worker.
 enum ExitCode : int {

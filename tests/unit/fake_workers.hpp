@@ -24,6 +24,7 @@ struct Ending {
   bool writes_result = true;
   std::string stderr_text;  // what it leaves in its err log
   bool loads = true;        // started ahead: whether it says it loaded (ArmProcess::loaded)
+  bool releases = false;    // whether it says it released its GPU (ArmProcess::released)
 };
 
 inline ExitStatus exited(int code) {
@@ -33,7 +34,8 @@ inline ExitStatus exited(int code) {
 }
 
 // A starter whose workers run nothing. Each lane's calls are logged in order ("start <step>",
-// "loaded <step>", "go <step>", "finish <step>"; a step is "m32/B" or "warmup m32/B"), with how
+// "loaded <step>", "go <step>", "released <step>" when it says it released its GPU,
+// "finish <step>"; a step is "m32/B" or "warmup m32/B"), with how
 // many of the lane's workers had been started when each finish() was called.
 class FakeWorkers : public WorkerStarter {
  public:
@@ -92,6 +94,10 @@ class FakeArm : public ArmProcess {
     return ending_.loads;
   }
   void go() override { w_.record(lane_, "go " + step_name(step_)); }
+  bool released() override {
+    if (ending_.releases) w_.record(lane_, "released " + step_name(step_));
+    return ending_.releases;
+  }
   // What a worker leaves behind when it ends: its logs and, unless told otherwise, its result.
   ExitStatus finish() override {
     w_.record(lane_, "finish " + step_name(step_));

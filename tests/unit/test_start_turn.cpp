@@ -1,7 +1,8 @@
 // The worker's side of the turn socket (worker/start_turn.hpp): a worker started ahead says it has
 // loaded (worker_protocol::kLoaded), then waits for the orchestrator's word
 // (worker_protocol::kTurn) and refuses anything else, a socket closed before it, and a stdin that
-// is not a socket; a worker not started ahead says and reads nothing.
+// is not a socket; after its result it may say it released the GPU (worker_protocol::kReleased);
+// a worker not started ahead says and reads nothing.
 #include <doctest/doctest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -102,6 +103,26 @@ TEST_CASE("start turn: a worker waits until the word comes, in as many pieces as
   const double waited = turn.wait();
   orchestrator.join();
   CHECK(waited > 0);
+}
+
+TEST_CASE("start turn: after its turn a worker says it released the GPU, once") {
+  TurnSocket s;
+  s.say(worker_protocol::kTurn);
+  StartTurn turn(true, s.worker.get());
+  turn.wait();
+  CHECK(s.heard() == worker_protocol::kLoaded);
+  turn.say_released();
+  CHECK(s.heard() == worker_protocol::kReleased);
+  // An orchestrator that is gone hears nothing, and the worker goes on (no SIGPIPE).
+  s.orchestrator.reset();
+  turn.say_released();
+}
+
+TEST_CASE("start turn: a worker not started ahead says nothing when it released the GPU") {
+  TurnSocket s;
+  StartTurn turn(false, s.worker.get());
+  turn.say_released();
+  CHECK(s.heard().empty());
 }
 
 TEST_CASE("start turn: a socket closed before the turn means the sweep was stopped") {

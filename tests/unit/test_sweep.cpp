@@ -110,6 +110,27 @@ TEST_CASE("sweep order: one worker started ahead has its turn right after the pr
                                });
 }
 
+TEST_CASE("sweep order: a worker that released its GPU gives the next its turn before it ends") {
+  test::TempDir tmp;
+  FakeWorkers w;
+  w.endings["m32/A1"].releases = true;
+  w.endings["m32/B"].releases = true;
+  sweep(tmp.path(), plan_of(1, 1), w);
+  const Log log = w.log();
+  CHECK(Log(log.begin() + 9, log.end()) == Log{
+                                               "go m32/A1",
+                                               "start m32/B",
+                                               "released m32/A1",
+                                               "go m32/B",
+                                               "finish m32/A1",
+                                               "start m32/A2",
+                                               "released m32/B",
+                                               "go m32/A2",
+                                               "finish m32/B",
+                                               "finish m32/A2",
+                                           });
+}
+
 TEST_CASE("sweep order: two workers started ahead") {
   CHECK(log_of_one_shape(2) == Log{
                                    "start warmup m32/A1",
@@ -502,6 +523,45 @@ echo "end $w$s/$a" >> "$log"
   // Each wrote no result: the sweep says so in its failure record, from the real log.
   CHECK(read_json_file(log_path(tmp.path(), p.tasks[0], "failure.json"))["reason"] ==
         "the worker exited 0 but wrote no result");
+}
+
+TEST_CASE(
+    "sweep, real workers: a worker that says it released its GPU gives the turn before it ends") {
+  test::TempDir tmp;
+  const fs::path events = tmp.path() / "events";
+  // Each says it released its GPU once its turn came, then ends only once the next one has had
+  // its turn: the log's last turn is no longer its own (a minute at most: this is no timing check).
+  const fs::path worker = write_worker(tmp.path(), "log='" + events.string() + "'\n" + R"sh(
+while [ $# -gt 0 ]; do
+  case "$1" in --shape) s=$2; shift ;; --arm) a=$2; shift ;; --warmup) w="warmup " ;; esac
+  shift
+done
+printf 'loaded\n' >&0
+read -r turn
+echo "turn $w$s/$a $turn" >> "$log"
+printf 'released\n' >&0
+if [ "$w$s/$a" != m32/A2 ]; then
+  for i in $(seq 600); do
+    [ "$(grep '^turn' "$log" | tail -n1)" != "turn $w$s/$a $turn" ] && break
+    sleep 0.1
+  done
+fi
+echo "end $w$s/$a" >> "$log"
+)sh");
+  Plan p = plan_of(1, 2);
+  p.settings.arm_timeout_s = 600;
+  sweep(tmp.path(), p, WorkerProcesses(p, worker));
+  const Log log = lines_of(events);
+  const Log steps = {"warmup m32/A1", "warmup m32/B", "m32/A1", "m32/B", "m32/A2"};
+  auto at = [&](const std::string& e) {
+    return std::find(log.begin(), log.end(), e) - log.begin();
+  };
+  CAPTURE(log);
+  for (size_t k = 1; k < steps.size(); ++k) {
+    CAPTURE(steps[k]);
+    REQUIRE(at("turn " + steps[k] + " go") < static_cast<long>(log.size()));
+    CHECK(at("turn " + steps[k] + " go") < at("end " + steps[k - 1]));
+  }
 }
 
 TEST_CASE("sweep, real workers: a first worker that ends before it loaded refuses the run") {

@@ -20,10 +20,11 @@ void require_usable_gpu() {
     throw ExitError(worker_protocol::kUnsupported, "no usable GPU: " + why);
 }
 
-// The CUDA context this process already has before its session opens, described ("" for none): a
-// primary context active on a device it sees, or a context current on this thread. Read through
-// the driver library that cuInit mapped, so that the worker does not link the driver itself.
-std::string context_before_session() {
+// The CUDA context this process has, described ("" for none): a primary context active on a
+// device it sees, or a context current on this thread. Asked before a session opens and after the
+// device is released. Read through the driver library that cuInit mapped, so that the worker does
+// not link the driver itself.
+std::string context_in_process() {
   Library driver = open_library("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!driver)
     throw Error("the CUDA driver library is not mapped after cuInit: " + std::string(::dlerror()));
@@ -40,7 +41,7 @@ std::string context_before_session() {
   auto check = [](CUresult r, const std::string& what) {
     if (r != CUDA_SUCCESS)
       throw Error(what + " failed (CUresult " + std::to_string(static_cast<int>(r)) +
-                  ") while checking for a CUDA context made before this worker's turn");
+                  ") while checking whether this process holds a CUDA context");
   };
   int n = 0;
   cuda_check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
@@ -105,7 +106,7 @@ class CudaDevice final : public Device {
   // static initialiser) would sit on the GPU beside the arm being measured: refused.
   void prepare() const override {
     require_usable_gpu();
-    if (const std::string made = context_before_session(); !made.empty())
+    if (const std::string made = context_in_process(); !made.empty())
       throw ExitError(worker_protocol::kUnsupported,
                       "this worker was started ahead of its turn, and the plugin already created "
                       "a CUDA context before it (" +
@@ -115,6 +116,21 @@ class CudaDevice final : public Device {
                           "--start-ahead 0");
     std::string why;
     (void)nvml_driver_version(&why);
+  }
+  // cudaDeviceReset destroys the primary context of the worker's one visible GPU, with every
+  // allocation, stream and module in it; the check after it is the one made before a session
+  // opens. A context a plugin created with the driver API and left uncurrent is not seen: plugins
+  // use the runtime's primary context (include/abharness/plugin.h).
+  bool release(std::string* why) const override {
+    if (const cudaError_t e = cudaDeviceReset(); e != cudaSuccess) {
+      *why = "cudaDeviceReset: " + cuda_error_text(e);
+      return false;
+    }
+    if (const std::string left = context_in_process(); !left.empty()) {
+      *why = left + " after cudaDeviceReset";
+      return false;
+    }
+    return true;
   }
   TelemetrySnapshot telemetry(const std::string& selector) const override {
     const Environment e = probe(selector);
