@@ -20,44 +20,62 @@ void require_usable_gpu() {
     throw ExitError(worker_protocol::kUnsupported, "no usable GPU: " + why);
 }
 
-// The CUDA context this process has, described ("" for none): a primary context active on a
-// device it sees, or a context current on this thread. Asked before a session opens and after the
-// device is released. Read through the driver library that cuInit mapped, so that the worker does
-// not link the driver itself.
-std::string context_in_process() {
-  Library driver = open_library("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (!driver)
-    throw Error("the CUDA driver library is not mapped after cuInit: " + std::string(::dlerror()));
-  auto device_get =
-      reinterpret_cast<CUresult (*)(CUdevice*, int)>(::dlsym(driver.get(), "cuDeviceGet"));
-  auto primary_state = reinterpret_cast<CUresult (*)(CUdevice, unsigned*, int*)>(
-      ::dlsym(driver.get(), "cuDevicePrimaryCtxGetState"));
-  auto current =
-      reinterpret_cast<CUresult (*)(CUcontext*)>(::dlsym(driver.get(), "cuCtxGetCurrent"));
-  driver.reset();  // the runtime keeps it mapped
-  if (!device_get || !primary_state || !current)
-    throw Error("the CUDA driver lacks cuDeviceGet, cuDevicePrimaryCtxGetState or cuCtxGetCurrent");
+// The driver calls that tell whether this process holds a CUDA context, reached through the
+// driver library that cuInit mapped, so that the worker does not link the driver itself.
+struct DriverContexts {
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*primary_state)(CUdevice, unsigned*, int*) = nullptr;
+  CUresult (*get_current)(CUcontext*) = nullptr;
+  CUresult (*set_current)(CUcontext) = nullptr;
+
+  DriverContexts() {
+    Library driver = open_library("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!driver)
+      throw Error("the CUDA driver library is not mapped after cuInit: " +
+                  std::string(::dlerror()));
+    bind(driver, device_get, "cuDeviceGet");
+    bind(driver, primary_state, "cuDevicePrimaryCtxGetState");
+    bind(driver, get_current, "cuCtxGetCurrent");
+    bind(driver, set_current, "cuCtxSetCurrent");
+    // The runtime keeps the library mapped when `driver` closes its handle.
+  }
+
+  // The context this process has, described ("" for none): a primary context active on a device
+  // it sees, or a context current on this thread.
+  std::string describe() const {
+    int n = 0;
+    cuda_check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
+    for (int i = 0; i < n; ++i) {
+      CUdevice dev = 0;
+      unsigned flags = 0;
+      int active = 0;
+      check(device_get(&dev, i), "cuDeviceGet(" + std::to_string(i) + ")");
+      check(primary_state(dev, &flags, &active), "cuDevicePrimaryCtxGetState");
+      if (active) return "the primary context of device " + std::to_string(i) + " is active";
+    }
+    CUcontext ctx = nullptr;
+    check(get_current(&ctx), "cuCtxGetCurrent");
+    if (ctx) return "a context is current on the main thread";
+    return "";
+  }
+
+  // After cudaDeviceReset the thread still names the primary context, now inactive, as its
+  // current one (seen on the H200, driver 580): it names none after this.
+  void clear_current() const { check(set_current(nullptr), "cuCtxSetCurrent(NULL)"); }
+
+ private:
+  template <typename F>
+  static void bind(const Library& driver, F& fn, const char* name) {
+    fn = reinterpret_cast<F>(::dlsym(driver.get(), name));
+    if (!fn) throw Error(std::string("the CUDA driver lacks ") + name);
+  }
   // A driver call that fails leaves the question open: that is an error, not "no context".
-  auto check = [](CUresult r, const std::string& what) {
+  static void check(CUresult r, const std::string& what) {
     if (r != CUDA_SUCCESS)
       throw Error(what + " failed (CUresult " + std::to_string(static_cast<int>(r)) +
                   ") while checking whether this process holds a CUDA context");
-  };
-  int n = 0;
-  cuda_check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
-  for (int i = 0; i < n; ++i) {
-    CUdevice dev = 0;
-    unsigned flags = 0;
-    int active = 0;
-    check(device_get(&dev, i), "cuDeviceGet(" + std::to_string(i) + ")");
-    check(primary_state(dev, &flags, &active), "cuDevicePrimaryCtxGetState");
-    if (active) return "the primary context of device " + std::to_string(i) + " is active";
   }
-  CUcontext ctx = nullptr;
-  check(current(&ctx), "cuCtxGetCurrent");
-  if (ctx) return "a context is current on the main thread";
-  return "";
-}
+};
 
 // The session is opened before the GPU is probed: the probe then sees the context the arm runs
 // in.
@@ -106,7 +124,7 @@ class CudaDevice final : public Device {
   // static initialiser) would sit on the GPU beside the arm being measured: refused.
   void prepare() const override {
     require_usable_gpu();
-    if (const std::string made = context_in_process(); !made.empty())
+    if (const std::string made = DriverContexts().describe(); !made.empty())
       throw ExitError(worker_protocol::kUnsupported,
                       "this worker was started ahead of its turn, and the plugin already created "
                       "a CUDA context before it (" +
@@ -119,15 +137,23 @@ class CudaDevice final : public Device {
   }
   // cudaDeviceReset destroys the primary context of the worker's one visible GPU, with every
   // allocation, stream and module in it; the check after it is the one made before a session
-  // opens. A context a plugin created with the driver API and left uncurrent is not seen: plugins
-  // use the runtime's primary context (include/abharness/plugin.h).
+  // opens (on the H200: inactive, and NVML then lists no process of ours on the GPU). A context a
+  // plugin created with the driver API and left uncurrent is not seen: plugins use the runtime's
+  // primary context (include/abharness/plugin.h).
   bool release(std::string* why) const override {
     if (const cudaError_t e = cudaDeviceReset(); e != cudaSuccess) {
       *why = "cudaDeviceReset: " + cuda_error_text(e);
       return false;
     }
-    if (const std::string left = context_in_process(); !left.empty()) {
-      *why = left + " after cudaDeviceReset";
+    try {
+      const DriverContexts contexts;
+      contexts.clear_current();
+      if (const std::string left = contexts.describe(); !left.empty()) {
+        *why = left + " after cudaDeviceReset";
+        return false;
+      }
+    } catch (const std::exception& e) {
+      *why = e.what();
       return false;
     }
     return true;
