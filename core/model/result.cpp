@@ -36,7 +36,7 @@ Invocation invocation_from_json(const json& j, const std::string& where) {
 }
 
 json to_json(const TelemetrySnapshot& t) {
-  return json{{"available", t.available},
+  json j{{"available", t.available},
               {"unavailable_reason", t.unavailable_reason},
               {"sm_clock_mhz", t.sm_clock_mhz},
               {"mem_clock_mhz", t.mem_clock_mhz},
@@ -44,6 +44,8 @@ json to_json(const TelemetrySnapshot& t) {
               {"power_w", t.power_w},
               {"throttle_reasons", t.throttle_reasons},
               {"throttle_names", t.throttle_names}};
+  if (t.compute_processes >= 0) j["compute_processes"] = t.compute_processes;
+  return j;
 }
 
 namespace {
@@ -58,6 +60,8 @@ TelemetrySnapshot snapshot_from_json(const json& j, const std::string& where) {
   t.power_w = field<double>(j, "power_w", where);
   t.throttle_reasons = field<std::uint64_t>(j, "throttle_reasons", where);
   t.throttle_names = string_array(j, "throttle_names", where);
+  if (j.contains("compute_processes"))
+    t.compute_processes = field<int>(j, "compute_processes", where);
   return t;
 }
 

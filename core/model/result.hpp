@@ -39,6 +39,9 @@ struct TelemetrySnapshot {
   double power_w = 0;
   std::uint64_t throttle_reasons = 0;  // NVML clocks-event reasons bit mask
   std::vector<std::string> throttle_names;
+  // Processes NVML lists with a CUDA context on the GPU, this worker's included; -1: not known
+  // (no NVML, or a driver without the query). More than one means the arm shared its GPU.
+  int compute_processes = -1;
 };
 
 struct Telemetry {

@@ -189,3 +189,19 @@ TEST_CASE("result: results written before the stopping evidence was recorded sti
   // And a result without evidence writes none: its payload, and so its digest, is unchanged.
   CHECK_FALSE(payload_json(sample_result())["measurement"].contains("stop"));
 }
+
+TEST_CASE("result: how many processes held a context on the GPU is recorded when NVML tells") {
+  test::TempDir tmp;
+  ArmResult r = sample_result();
+  r.telemetry.before.compute_processes = 1;
+  r.telemetry.after.compute_processes = 2;
+  json j = written(r, tmp);
+  CHECK(j["telemetry"]["before"]["compute_processes"] == 1);
+  const ArmResult back = read_result(tmp.path(), "B.json");
+  CHECK(back.telemetry.before.compute_processes == 1);
+  CHECK(back.telemetry.after.compute_processes == 2);
+  // Unknown (a CPU arm, or no NVML query) writes nothing: older results read, digests unchanged.
+  CHECK_FALSE(payload_json(sample_result())["telemetry"]["before"].contains("compute_processes"));
+  CHECK(result_from_json(written(sample_result(), tmp), "B.json")
+            .telemetry.after.compute_processes == -1);
+}

@@ -99,7 +99,10 @@ class CudaSession final : public DeviceSession {
   }
   std::pair<bool, std::string> judge_throttling(const Telemetry& t,
                                                 const ClockCheck& c) const override {
-    return gpu::judge_throttling(t, c);
+    auto judged = gpu::judge_throttling(t, c);
+    if (const std::string shared = sharing_note(t); !shared.empty())
+      judged.second += (judged.second.empty() ? "" : "; ") + shared;
+    return judged;
   }
   void synchronize() override { session_.synchronize(); }
 

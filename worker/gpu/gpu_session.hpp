@@ -54,5 +54,8 @@ bool is_throttled(const TelemetrySnapshot& s);
 // cap only cost discarded samples (every kept one ran at full clock), so only thermal and
 // hardware slowdowns flag the arm; without it, any slowdown NVML reported does.
 std::pair<bool, std::string> judge_throttling(const Telemetry& t, const ClockCheck& c);
+// When another process held a CUDA context on the GPU at either reading, a note saying how many;
+// else "". A context alone costs the timed kernels nothing, so the arm is noted, not flagged.
+std::string sharing_note(const Telemetry& t);
 
 }  // namespace abh::worker::gpu

@@ -21,6 +21,7 @@ namespace {
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr nvmlReturn_t kNvmlInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 constexpr int kClockSm = 1;   // NVML_CLOCK_SM
 constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
 constexpr int kTempGpu = 0;   // NVML_TEMPERATURE_GPU
@@ -55,6 +56,9 @@ struct Nvml {
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  // Asked with no room for the list (infos = nullptr), so its struct's layout, which changed
+  // between the versions, is never read: only the count.
+  nvmlReturn_t (*compute_processes)(nvmlDevice_t, unsigned*, void*) = nullptr;
   bool initialised = false;
 
   template <typename F>
@@ -89,6 +93,12 @@ struct Nvml {
     event_reasons = reinterpret_cast<decltype(event_reasons)>(
         ::dlsym(lib.get(), "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!event_reasons && !bind(event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons")) return;
+    // Optional: without it a snapshot says nothing of other processes (compute_processes -1).
+    for (const char* name : {"nvmlDeviceGetComputeRunningProcesses_v3",
+                             "nvmlDeviceGetComputeRunningProcesses_v2",
+                             "nvmlDeviceGetComputeRunningProcesses"})
+      if (!compute_processes)
+        compute_processes = reinterpret_cast<decltype(compute_processes)>(::dlsym(lib.get(), name));
     nvmlReturn_t r = init();
     if (r != kNvmlSuccess) {
       why = "nvmlInit_v2: " + text(r);
@@ -100,6 +110,15 @@ struct Nvml {
     if (initialised) shutdown();
   }
 };
+
+// With no room given, NVML answers success and 0 when no process has a context on the device, or
+// NVML_ERROR_INSUFFICIENT_SIZE and how many have one; -1 when it cannot tell.
+int count_compute_processes(const Nvml& n, nvmlDevice_t dev) {
+  if (!n.compute_processes) return -1;
+  unsigned count = 0;
+  const nvmlReturn_t r = n.compute_processes(dev, &count, nullptr);
+  return r == kNvmlSuccess || r == kNvmlInsufficientSize ? static_cast<int>(count) : -1;
+}
 
 Nvml& nvml() {
   // NVML init costs ~20 ms: once per process, and only when telemetry is first asked for.
@@ -159,6 +178,7 @@ TelemetrySnapshot read_telemetry(const std::string& gpu_uuid) {
   if (nvmlReturn_t r = n.event_reasons(dev, &reasons); r != kNvmlSuccess)
     return fail("nvmlDeviceGetCurrentClocksEventReasons", r);
   s.available = true;
+  s.compute_processes = count_compute_processes(n, dev);
   s.sm_clock_mhz = static_cast<int>(sm);
   s.mem_clock_mhz = static_cast<int>(mem);
   s.temperature_c = static_cast<int>(temp);
@@ -167,6 +187,15 @@ TelemetrySnapshot read_telemetry(const std::string& gpu_uuid) {
   for (const auto& b : kReasons)
     if (reasons & b.bit) s.throttle_names.emplace_back(b.name);
   return s;
+}
+
+std::string sharing_note(const Telemetry& t) {
+  const int most = std::max(t.before.compute_processes, t.after.compute_processes);
+  if (most <= 1) return "";
+  const int others = most - 1;
+  return std::to_string(others) + " other process" + (others == 1 ? "" : "es") +
+         " held a CUDA context on this GPU during the arm (NVML listed " + std::to_string(most) +
+         " with this worker): work of theirs would have shared the GPU with the timed kernels";
 }
 
 bool is_throttled(const TelemetrySnapshot& s) {
