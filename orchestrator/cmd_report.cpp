@@ -42,6 +42,11 @@ void add_stats_flags(CLI::App& c, StatsOptions& s) {
       "before did, not against the median of their estimates (several shapes that vary far "
       "more than the rest can then hide one another)");
   c.add_flag_callback(
+      "--prior-conflict-no-floor", [&s] { s.prior_conflict_own_floor = false; },
+      "let a shape found in conflict borrow a spread below its own from the other such shapes, as "
+      "reports made before did (a shape whose processes read at two levels can then be narrowed "
+      "into a change its arms do not show)");
+  c.add_flag_callback(
       "--raw-clocks", [&s] { s.clock_normalize = false; },
       "compare GPU arms at the clocks they ran at, not moved to one SM clock per shape");
   c.add_flag_callback(

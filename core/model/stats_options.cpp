@@ -84,6 +84,7 @@ json to_json(const StatsOptions& o) {
               {"decisive_factor", o.decisive_factor},
               {"prior_conflict_level", o.prior_conflict_level},
               {"prior_conflict_median", o.prior_conflict_median},
+              {"prior_conflict_own_floor", o.prior_conflict_own_floor},
               {"outlier_arm_sigmas", o.outlier_arm_sigmas},
               {"spread_ties", o.spread_ties}};
 }
@@ -100,6 +101,8 @@ StatsOptions stats_options_from_json(const json& j, const std::string& w) {
       j.contains("prior_conflict_level") ? field<double>(j, "prior_conflict_level", w) : 0;
   o.prior_conflict_median =
       j.contains("prior_conflict_median") && field<bool>(j, "prior_conflict_median", w);
+  o.prior_conflict_own_floor =
+      j.contains("prior_conflict_own_floor") && field<bool>(j, "prior_conflict_own_floor", w);
   o.outlier_arm_sigmas =
       j.contains("outlier_arm_sigmas") ? field<double>(j, "outlier_arm_sigmas", w) : 0;
   o.spread_ties = j.contains("spread_ties") && field<bool>(j, "spread_ties", w);

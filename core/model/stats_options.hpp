@@ -43,6 +43,11 @@ struct StatsOptions {
   // vary far more than the rest cannot hide one another. Read as false (the pooled prior) from
   // documents written before it.
   bool prior_conflict_median = true;
+  // A shape found in that conflict, under the median reference, borrows the degrees of freedom of
+  // the run's other such shapes but never a spread below its own (robust_priors: own_floor), so
+  // that a shape known to vary much is not narrowed by a peer that varies less. Read as false
+  // (the peers' spread, however narrow) from documents written before it.
+  bool prior_conflict_own_floor = true;
   // An arm of a variant with three or more arms whose median lies beyond this many robust
   // standard deviations of the shape's arms, and beyond half the band, from its variant's other
   // arms is left out of the estimate as disturbed, and the report names it

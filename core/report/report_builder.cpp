@@ -314,14 +314,15 @@ RobustPriors priors_by_timing(const std::vector<ShapeRow>& rows,
   const double floor = std::pow(kBandFraction * opt.noise_band, 2);
   const std::vector<std::string> timings = row_timings(rows);
   if (timings.size() <= 1)
-    return robust_priors(own, opt.prior_conflict_level, floor, opt.prior_conflict_median);
+    return robust_priors(own, opt.prior_conflict_level, floor, opt.prior_conflict_median,
+                         opt.prior_conflict_own_floor);
   RobustPriors all{std::vector<ArmVariation>(rows.size()), std::vector<bool>(rows.size(), false)};
   for (const std::string& t : timings) {
     std::vector<std::optional<ArmVariation>> of_t(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (rows[i].timing == t) of_t[i] = own[i];
-    const RobustPriors p =
-        robust_priors(of_t, opt.prior_conflict_level, floor, opt.prior_conflict_median);
+    const RobustPriors p = robust_priors(of_t, opt.prior_conflict_level, floor,
+                                         opt.prior_conflict_median, opt.prior_conflict_own_floor);
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (rows[i].timing == t) all.priors[i] = p.priors[i], all.conflict[i] = p.conflict[i];
   }

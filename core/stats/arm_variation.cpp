@@ -126,7 +126,7 @@ std::vector<ArmVariation> median_references(const std::vector<std::optional<ArmV
 }  // namespace
 
 RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
-                           double floor_variance, bool median_reference) {
+                           double floor_variance, bool median_reference, bool own_floor) {
   RobustPriors r{leave_one_out_priors(own), std::vector<bool>(own.size(), false)};
   const std::vector<ArmVariation> references = median_reference ? median_references(own) : r.priors;
   std::vector<std::optional<ArmVariation>> kept = own;
@@ -145,8 +145,12 @@ RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, 
     for (std::size_t i = 0; i < own.size(); ++i)
       if (r.conflict[i]) found[i] = own[i];
   const std::vector<ArmVariation> among_found = leave_one_out_priors(found);
-  for (std::size_t i = 0; i < own.size(); ++i)
-    if (r.conflict[i]) r.priors[i] = among_found[i];
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    if (!r.conflict[i]) continue;
+    r.priors[i] = among_found[i];
+    if (own_floor && r.priors[i].df > 0)
+      r.priors[i].variance = std::max(r.priors[i].variance, own[i]->variance);
+  }
   return r;
 }
 

@@ -79,13 +79,17 @@ bool conflicts_with_prior(const ArmVariation& own, const ArmVariation& prior, do
 // only (their pooled estimates, leaving each out; none when one alone is found): they vary alike
 // more than they vary like the rest, and having been found for varying much, they lend a prior
 // that errs wide. Tested against the pooled prior, they get none (their interval rests on their
-// own arms alone).
+// own arms alone). With `own_floor`, a shape found lends its peers' degrees of freedom but never
+// their spread where that is below its own: in an H100 A/A of the reference grid, a shape whose
+// processes read 100.5 and 95.7 us (A: 100.6, 100.5, 95.6, 100.6; B: 95.9, 95.8) borrowed sd
+// 1.3 % from a peer whose arms sat 1 % apart, where its own read 2.2 %, and an identical build
+// was called `faster` with [1.013, 1.061].
 struct RobustPriors {
   std::vector<ArmVariation> priors;
   std::vector<bool> conflict;  // per shape: conflicted with its reference
 };
 RobustPriors robust_priors(const std::vector<std::optional<ArmVariation>>& own, double level,
-                           double floor_variance, bool median_reference);
+                           double floor_variance, bool median_reference, bool own_floor);
 
 // --- Disturbed arms ----------------------------------------------------------------------------
 //

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "report/adaptive.hpp"
+#include "report/report_builder.hpp"
 #include "report_fixtures.hpp"
 
 using namespace abh;
@@ -345,4 +346,66 @@ TEST_CASE("adaptive: shapes whose processes fall at two levels give the quiet on
   // Against the median of the other shapes, the two-level shapes are found and borrow from one
   // another: they get their blocks, the quiet shapes none.
   CHECK(given_block_1(true) == std::set<int>{4, 8, 9, 13});
+}
+
+namespace {
+
+// An H100 A/A of the same grid (docs/measurements.md §52, its first sweep): each shape's arm
+// medians in ns, block 0 (A1 B1 A2) and, where the rule gave one, block 1 (A3 B2 A4; 0: not run).
+// m32_n19968's processes read at two levels 5 % apart: A 100.6, 100.5, 95.6, 100.6 us; B 95.9,
+// 95.8 us.
+const double kH100Sweep[16][6] = {{93684, 93677, 93681, 0, 0, 0},
+                                  {98341, 98410, 98405, 0, 0, 0},
+                                  {99461, 99476, 99508, 0, 0, 0},
+                                  {107168, 107292, 107242, 0, 0, 0},
+                                  {192570, 193383, 190053, 192761, 192409, 191333},
+                                  {378987, 377852, 378510, 0, 0, 0},
+                                  {758838, 757203, 760251, 0, 0, 0},
+                                  {1465162, 1467165, 1464411, 0, 0, 0},
+                                  {93796, 93678, 93732, 0, 0, 0},
+                                  {96146, 95020, 95366, 96063, 94784, 95084},
+                                  {100565, 95878, 100474, 95571, 95840, 100564},
+                                  {100204, 99008, 100529, 98956, 99003, 99223},
+                                  {191855, 192301, 191961, 0, 0, 0},
+                                  {352845, 352832, 353098, 0, 0, 0},
+                                  {719454, 718014, 719304, 0, 0, 0},
+                                  {1427097, 1427029, 1426479, 0, 0, 0}};
+
+Report h100_sweep_report(bool own_floor) {
+  Plan p = make_plan(16);
+  p.schedule.until_decided = 3;
+  p.schedule.confirm = p.schedule.futility = true;
+  p.tasks = make_schedule(p.shapes, p.schedule);
+  std::vector<ArmOutcome> out;
+  std::uint64_t seed = 0;
+  for (const Task& t : p.tasks) {
+    const int shape = static_cast<int>(&p.shape(t.shape) - p.shapes.data());
+    const int arm = t.arm == "A1" || t.arm == "A3" ? 0 : t.variant == "candidate" ? 1 : 2;
+    if (t.round > 1 || kH100Sweep[shape][3 * t.round + arm] == 0) continue;
+    out.push_back({t, make_result(p, t, kH100Sweep[shape][3 * t.round + arm], ++seed), ""});
+    out.back().result->measurement.timer = "cupti";
+  }
+  StatsOptions opt;
+  opt.prior_conflict_own_floor = own_floor;
+  return build_report(p, out, opt, "digest");
+}
+
+}  // namespace
+
+TEST_CASE("report: a shape found at two levels borrows no narrower spread than its own") {
+  // Borrowing the spread of m8_n19968, whose arms sit 1 % apart, m32_n19968 was called `faster`
+  // on an identical build, [1.013, 1.061] on the H100.
+  const Report narrowed = h100_sweep_report(false);
+  REQUIRE(narrowed.shapes[10].prior_conflict);
+  CHECK(narrowed.shapes[10].verdict == Verdict::faster);
+  // Floored at its own spread it keeps its peers' degrees of freedom: its interval holds 1.
+  const Report floored = h100_sweep_report(true);
+  const ShapeRow& m32 = floored.shapes[10];
+  CHECK(m32.prior_conflict);
+  CHECK(m32.verdict == Verdict::ambiguous);
+  CHECK(m32.ci->lo < 1);
+  CHECK(m32.variation->variance >= m32.own_variation->variance);
+  // The quiet shapes are judged as before.
+  for (int s : {0, 1, 2, 3, 5, 6, 7, 8, 12, 13, 14, 15})
+    CHECK(floored.shapes[s].verdict == narrowed.shapes[s].verdict);
 }

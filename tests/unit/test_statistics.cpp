@@ -470,7 +470,7 @@ TEST_CASE("arm variation: a shape whose arms conflict with the prior is judged o
   std::vector<std::optional<ArmVariation>> own(5, ArmVariation{1e-6, 1});
   own.push_back(ArmVariation{7e-4, 4});
   own.push_back(std::nullopt);
-  const RobustPriors r = robust_priors(own, 0.999, 1e-6, true);
+  const RobustPriors r = robust_priors(own, 0.999, 1e-6, true, false);
   REQUIRE(r.priors.size() == own.size());
   for (std::size_t i = 0; i < 5; ++i) {
     CHECK_FALSE(r.conflict[i]);
@@ -485,7 +485,7 @@ TEST_CASE("arm variation: a shape whose arms conflict with the prior is judged o
   const std::vector<ArmVariation> plain = leave_one_out_priors(own);
   CHECK(plain[0].variance > 20 * r.priors[0].variance);
   // Level 0 is the plain leave-one-out prior.
-  CHECK(robust_priors(own, 0, 1e-6, true).priors == plain);
+  CHECK(robust_priors(own, 0, 1e-6, true, false).priors == plain);
 }
 
 TEST_CASE("arm variation: shapes that vary alike cannot hide one another from the test") {
@@ -502,12 +502,12 @@ TEST_CASE("arm variation: shapes that vary alike cannot hide one another from th
   own.push_back(ArmVariation{4.66e-5, 4});    // m1024_n19968: one arm 2 % fast
   // Against the pooled prior each is tested with the others in it, which widen it past what it
   // could conflict with; every quiet shape borrows a prior of sd 0.4 % and more.
-  const RobustPriors pooled = robust_priors(own, 0.999, 1e-6, false);
+  const RobustPriors pooled = robust_priors(own, 0.999, 1e-6, false, false);
   for (std::size_t i = 11; i < 16; ++i) CHECK_FALSE(pooled.conflict[i]);
   CHECK(pooled.priors[0].variance > 1.5e-5);
   // Against the median of the others: the four far beyond it are found, and a quiet shape's
   // prior is what the rest of the shapes give (the 1 % arm of m32 stays in: it may be one of them).
-  const RobustPriors r = robust_priors(own, 0.999, 1e-6, true);
+  const RobustPriors r = robust_priors(own, 0.999, 1e-6, true, false);
   for (std::size_t i = 0; i < 12; ++i) CHECK_FALSE(r.conflict[i]);
   CHECK(r.priors[0].variance < 2.5e-6);
   CHECK(r.priors[0].df == kPriorDfCap);
@@ -515,16 +515,27 @@ TEST_CASE("arm variation: shapes that vary alike cannot hide one another from th
   for (std::size_t i = 12; i < 16; ++i) CHECK(r.conflict[i]);
   CHECK(r.priors[12].variance == doctest::Approx((7 * 1.308e-4 + 10 * 2.61e-5 + 4 * 4.66e-5) / 21));
   CHECK(r.priors[12].df == kPriorDfCap);
+  // With the own floor, m512 (sd 1.05 %) keeps its own spread where its peers' pool is narrower
+  // (sd 0.81 %), and borrows only their degrees of freedom; m1 (sd 1.14 %), whose peers vary less
+  // than it, keeps its own as well; the quiet shapes' priors are untouched.
+  const RobustPriors floored = robust_priors(own, 0.999, 1e-6, true, true);
+  CHECK(floored.conflict == r.conflict);
+  CHECK(floored.priors[12].variance == doctest::Approx(1.1085e-4));
+  CHECK(floored.priors[12].df == kPriorDfCap);
+  CHECK(floored.priors[13].variance == doctest::Approx(1.308e-4));
+  CHECK(floored.priors[15].variance ==
+        doctest::Approx(r.priors[15].variance));  // wider than its own
+  CHECK(floored.priors[0] == r.priors[0]);
   // One found alone borrows nothing: its interval rests on its own arms.
   own.resize(13);
-  const RobustPriors alone = robust_priors(own, 0.999, 1e-6, true);
+  const RobustPriors alone = robust_priors(own, 0.999, 1e-6, true, true);
   CHECK(alone.conflict[12]);
   CHECK(alone.priors[12] == ArmVariation{});
   // Shapes that vary alike: none is found, and the priors are the pooled ones.
   std::vector<std::optional<ArmVariation>> alike;
   for (double chi2 : {0.1, 0.5, 1.0, 2.0, 4.0, 0.02, 0.7, 1.5})
     alike.push_back(ArmVariation{chi2 * 1e-5, 1});
-  const RobustPriors same = robust_priors(alike, 0.999, 1e-6, true);
+  const RobustPriors same = robust_priors(alike, 0.999, 1e-6, true, true);
   CHECK(std::none_of(same.conflict.begin(), same.conflict.end(), [](bool c) { return c; }));
   CHECK(same.priors == leave_one_out_priors(alike));
 }

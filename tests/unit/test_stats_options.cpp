@@ -68,6 +68,10 @@ TEST_CASE("stats options: the JSON mapping round-trips, and without clock_normal
   CHECK(j.at("prior_conflict_median") == true);
   old.erase("prior_conflict_median");
   CHECK_FALSE(stats_options_from_json(old, "report.json.stats").prior_conflict_median);
+  // Written before the own floor: a shape found borrowed its peers' spread, however narrow.
+  CHECK(j.at("prior_conflict_own_floor") == true);
+  old.erase("prior_conflict_own_floor");
+  CHECK_FALSE(stats_options_from_json(old, "report.json.stats").prior_conflict_own_floor);
   // Written before disturbed arms were looked for: every valid arm counted.
   CHECK(j.at("outlier_arm_sigmas") == 5);
   old.erase("outlier_arm_sigmas");
