@@ -6,7 +6,11 @@
 #           inside the graph, recorded as such) and warm. The kernel's own time is CUPTI's in the
 #           kernel timing: the duration plus the ~0.7 us a kernel takes to start and retire on the
 #           H200 (spin_timers.sh checks it against 100 us and 1 ms spins); an iteration
-#           of several kernels reads no less than the sum of its kernels' kernel-timing medians;
+#           of several kernels reads no less than the sum of its kernels timed alike, one kernel
+#           per replayed iteration (kernel timing's medians are printed beside it: on an H100
+#           CUPTI reads a kernel launched alone 65-94 ns longer than inside a graph, on the H200
+#           64-128 ns shorter: the two time a kernel differently, so only a graph-timed sum
+#           bounds a graph iteration);
 #           a problem that does not declare it can be captured is refused, with no result;
 #   launch  reads at least the kernel time, and the host work on top of it stays small for a
 #           C++ plugin (< 200 us here);
@@ -37,14 +41,16 @@ for us in 1 5 20; do
   res kernel_$us cache | grep -q '^rotation ' || fail "kernel_$us: buffer sets offered, but '$(res kernel_$us cache)'"
 done
 
-# An iteration of four 5 us kernels: graph time (first start to last end) >= the kernels' sum.
+# An iteration of four 5 us kernels: graph time (first start to last end) >= the kernels' sum,
+# each timed as it runs there, in a replayed graph (graphwarm_5: one kernel per iteration).
 arm multi_graph libabh_spin.so "$(spin 5 '"kernels":4')" timing=graph warm_l2=true $fast
 expect_rc multi_graph 0
 arm multi_kernel libabh_spin.so "$(spin 5 '"kernels":4')" timing=kernel warm_l2=true $fast
 expect_rc multi_kernel 0
-mg=$(res multi_graph median_ns) mk=$(res multi_kernel median_ns)
-echo "4 x 5 us: graph ${mg} ns, kernel sum ${mk} ns (gaps $(python3 -c "print($mg-$mk)") ns)"
-check "$mg >= 0.999 * $mk" || fail "graph time $mg ns below the sum of the kernels $mk ns"
+mg=$(res multi_graph median_ns) mk=$(res multi_kernel median_ns) one=$(res graphwarm_5 median_ns)
+sum=$(python3 -c "print(4 * $one)")
+echo "4 x 5 us: graph ${mg} ns, sum of 4 kernels in a graph ${sum} ns (gaps $(python3 -c "print($mg-$sum)") ns), kernel timing's sum ${mk} ns ($(python3 -c "print($mg-$mk)") ns)"
+check "$mg >= $sum" || fail "graph time $mg ns below the sum of its kernels $sum ns (4 x $one ns in a graph)"
 [[ $(res multi_graph kernels | tr '|' '\n' | grep -c spin) == 4 ]] || fail "graph iteration kernels: $(res multi_graph kernels)"
 
 # Launch timing: the kernel plus the host's launch and synchronisation.
