@@ -37,13 +37,13 @@ Invocation invocation_from_json(const json& j, const std::string& where) {
 
 json to_json(const TelemetrySnapshot& t) {
   json j{{"available", t.available},
-              {"unavailable_reason", t.unavailable_reason},
-              {"sm_clock_mhz", t.sm_clock_mhz},
-              {"mem_clock_mhz", t.mem_clock_mhz},
-              {"temperature_c", t.temperature_c},
-              {"power_w", t.power_w},
-              {"throttle_reasons", t.throttle_reasons},
-              {"throttle_names", t.throttle_names}};
+         {"unavailable_reason", t.unavailable_reason},
+         {"sm_clock_mhz", t.sm_clock_mhz},
+         {"mem_clock_mhz", t.mem_clock_mhz},
+         {"temperature_c", t.temperature_c},
+         {"power_w", t.power_w},
+         {"throttle_reasons", t.throttle_reasons},
+         {"throttle_names", t.throttle_names}};
   if (t.compute_processes >= 0) j["compute_processes"] = t.compute_processes;
   return j;
 }

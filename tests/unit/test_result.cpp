@@ -202,6 +202,7 @@ TEST_CASE("result: how many processes held a context on the GPU is recorded when
   CHECK(back.telemetry.after.compute_processes == 2);
   // Unknown (a CPU arm, or no NVML query) writes nothing: older results read, digests unchanged.
   CHECK_FALSE(payload_json(sample_result())["telemetry"]["before"].contains("compute_processes"));
-  CHECK(result_from_json(written(sample_result(), tmp), "B.json")
-            .telemetry.after.compute_processes == -1);
+  CHECK(
+      result_from_json(written(sample_result(), tmp), "B.json").telemetry.after.compute_processes ==
+      -1);
 }

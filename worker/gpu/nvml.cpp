@@ -22,9 +22,9 @@ using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr nvmlReturn_t kNvmlInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
-constexpr int kClockSm = 1;   // NVML_CLOCK_SM
-constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
-constexpr int kTempGpu = 0;   // NVML_TEMPERATURE_GPU
+constexpr int kClockSm = 1;                        // NVML_CLOCK_SM
+constexpr int kClockMem = 2;                       // NVML_CLOCK_MEM
+constexpr int kTempGpu = 0;                        // NVML_TEMPERATURE_GPU
 
 // nvmlClocksEventReasons (formerly ClocksThrottleReasons) bits.
 struct ReasonBit {
@@ -94,9 +94,9 @@ struct Nvml {
         ::dlsym(lib.get(), "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!event_reasons && !bind(event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons")) return;
     // Optional: without it a snapshot says nothing of other processes (compute_processes -1).
-    for (const char* name : {"nvmlDeviceGetComputeRunningProcesses_v3",
-                             "nvmlDeviceGetComputeRunningProcesses_v2",
-                             "nvmlDeviceGetComputeRunningProcesses"})
+    for (const char* name :
+         {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+          "nvmlDeviceGetComputeRunningProcesses"})
       if (!compute_processes)
         compute_processes = reinterpret_cast<decltype(compute_processes)>(::dlsym(lib.get(), name));
     nvmlReturn_t r = init();
