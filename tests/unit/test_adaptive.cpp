@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -305,13 +306,32 @@ const double kH200Sweep[16][6] = {{66149, 66069, 66053, 66063, 66070, 66018},
                                   {715955, 716088, 713732, 715702, 716102, 715846},
                                   {1417311, 1418136, 1418158, 1417932, 1418888, 1417543}};
 
-// The shapes the rule gives block 1, stepping as the sweep would through the blocks measured.
-std::set<int> given_block_1(bool median_reference) {
+// A sweep of the 16-shape reference grid under --until-decided, as the GPU sweeps ran.
+Plan sweep_plan(bool median_reference = true) {
   Plan p = make_plan(16);
   p.schedule.until_decided = 3;
   p.schedule.confirm = p.schedule.futility = true;
   p.schedule.decision.prior_conflict_median = median_reference;
   p.tasks = make_schedule(p.shapes, p.schedule);
+  return p;
+}
+
+// Task t's outcome from a sweep's arm medians (per shape: block 0's A1 B1 A2, then block 1's A3
+// B2 A4; 0: that arm did not run), timed by CUPTI as those arms were; none past block 1 or where
+// the arm did not run.
+std::optional<ArmOutcome> sweep_outcome(const Plan& p, const Task& t, const double (&sweep)[16][6],
+                                        std::uint64_t seed) {
+  const auto shape = &p.shape(t.shape) - p.shapes.data();
+  const int slot = t.arm == "A1" || t.arm == "A3" ? 0 : t.variant == "candidate" ? 1 : 2;
+  if (t.round > 1 || sweep[shape][3 * t.round + slot] == 0) return std::nullopt;
+  ArmOutcome o{t, make_result(p, t, sweep[shape][3 * t.round + slot], seed), ""};
+  o.result->measurement.timer = "cupti";
+  return o;
+}
+
+// The shapes the rule gives block 1, stepping as the sweep would through the blocks measured.
+std::set<int> given_block_1(bool median_reference) {
+  const Plan p = sweep_plan(median_reference);
   std::vector<ArmOutcome> out;
   std::set<std::size_t> measured;
   AdaptiveBlocks b;
@@ -321,10 +341,7 @@ std::set<int> given_block_1(bool median_reference) {
     for (std::size_t i = 0; i < p.tasks.size(); ++i) {
       const Task& t = p.tasks[i];
       if (t.round > 1 || !in_effect(t, b) || !measured.insert(i).second) continue;
-      const int shape = static_cast<int>(&p.shape(t.shape) - p.shapes.data());
-      const int arm = t.arm == "A1" || t.arm == "A3" ? 0 : t.variant == "candidate" ? 1 : 2;
-      out.push_back({t, make_result(p, t, kH200Sweep[shape][3 * t.round + arm], i + 1), ""});
-      out.back().result->measurement.timer = "cupti";
+      out.push_back(*sweep_outcome(p, t, kH200Sweep, i + 1));
       ran = true;
     }
   }
@@ -372,19 +389,11 @@ const double kH100Sweep[16][6] = {{93684, 93677, 93681, 0, 0, 0},
                                   {1427097, 1427029, 1426479, 0, 0, 0}};
 
 Report h100_sweep_report(bool own_floor) {
-  Plan p = make_plan(16);
-  p.schedule.until_decided = 3;
-  p.schedule.confirm = p.schedule.futility = true;
-  p.tasks = make_schedule(p.shapes, p.schedule);
+  const Plan p = sweep_plan();
   std::vector<ArmOutcome> out;
   std::uint64_t seed = 0;
-  for (const Task& t : p.tasks) {
-    const int shape = static_cast<int>(&p.shape(t.shape) - p.shapes.data());
-    const int arm = t.arm == "A1" || t.arm == "A3" ? 0 : t.variant == "candidate" ? 1 : 2;
-    if (t.round > 1 || kH100Sweep[shape][3 * t.round + arm] == 0) continue;
-    out.push_back({t, make_result(p, t, kH100Sweep[shape][3 * t.round + arm], ++seed), ""});
-    out.back().result->measurement.timer = "cupti";
-  }
+  for (const Task& t : p.tasks)
+    if (auto o = sweep_outcome(p, t, kH100Sweep, ++seed)) out.push_back(std::move(*o));
   StatsOptions opt;
   opt.prior_conflict_own_floor = own_floor;
   return build_report(p, out, opt, "digest");
