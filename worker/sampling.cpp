@@ -33,32 +33,16 @@ SampleHooks sample_hooks(const ArmWork& w) {
   return hooks;
 }
 
-// A reading above the GPU's peak clock is a broken probe, not a fast sample: the report would
-// move samples by it, so the arm fails instead (the timer's tick allows ~0.1 % on an H200).
-void check_below_peak(const std::vector<ClockReading>& readings, int peak_mhz) {
-  for (const ClockReading& r : readings)
-    if (peak_mhz > 0 && r.mhz > 1.05 * peak_mhz)
-      throw Error("the clock probe read " + std::to_string(static_cast<int>(r.mhz)) +
-                  " MHz, above this GPU's " + std::to_string(peak_mhz) +
-                  " MHz peak: its stamps cannot be trusted on this GPU, so no clocks are "
-                  "recorded for a comparison (please report it with `abharness doctor`)");
-}
-
-// Appends the samples of a batch that the clock floor kept, with their clocks when clocked, and
-// adds their time to `measured_s`. True when any sample was discarded.
-bool keep_samples(const std::vector<double>& got, const std::vector<ClockReading>& readings,
+// Appends the samples of a batch that the clock guard kept, with their clocks when clocked, and
+// adds their time to `measured_s`.
+void keep_samples(const std::vector<double>& got, const std::vector<ClockReading>& readings,
                   const std::vector<bool>& keep, bool clocked, Measurement& m, double& measured_s) {
-  bool discarded = false;
   for (size_t i = 0; i < got.size(); ++i) {
-    if (!keep[i]) {
-      discarded = true;
-      continue;
-    }
+    if (!keep[i]) continue;
     m.samples_ns.push_back(got[i]);
     if (clocked) m.clock.sample_mhz.push_back(readings[i].mhz);
     measured_s += got[i] * 1e-9;
   }
-  return discarded;
 }
 
 // A timer checks the kernel set within one batch; this checks it across batches, so a plugin
@@ -203,10 +187,12 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
       std::vector<double> got = w.timer.measure(batch, hooks, w.iteration);
       std::vector<ClockReading> readings;
       if (w.clock) readings = clock_per_sample(*w.clock, w.timer, got.size());
-      check_below_peak(readings, clock.peak_mhz);
+      // Only the floor's discards call for a pause: a reading above the peak was the timer's.
+      const int below_floor = guard.rejected();
       std::vector<bool> keep =
           w.clock ? guard.admit(readings) : std::vector<bool>(got.size(), true);
-      discarded = keep_samples(got, readings, keep, w.clock != nullptr, m, progress.measured_s);
+      keep_samples(got, readings, keep, w.clock != nullptr, m, progress.measured_s);
+      discarded = guard.rejected() > below_floor;
       check_same_kernels(first_kernels, w.timer.kernel_names());
       sampling_s += seconds_since(batch_started);
       if (got.empty()) break;
@@ -240,6 +226,7 @@ JudgingEffort sample_until_stopped(const ArmWork& w, const MeasureSettings& s,
                                           sampling_s / static_cast<double>(taken));
   }
   clock.rejected = guard.rejected();
+  clock.above_peak = guard.above_peak();
   m.measured_time_s = progress.measured_s;
   m.noise = robust_noise(judged_samples(m));
   m.kernel_names = w.timer.kernel_names();

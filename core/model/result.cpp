@@ -229,6 +229,7 @@ json payload_json(const ArmResult& r) {
              {"timer_resolution_ns", m.clock.timer_resolution_ns},
              {"sample_mhz", m.clock.sample_mhz},
              {"rejected", m.clock.rejected},
+             {"above_peak", m.clock.above_peak},
              {"recovery_s", m.clock.recovery_s}}}}},
          {"correctness",
           {{"passed", c.passed},
@@ -314,6 +315,7 @@ ArmResult result_from_json(const json& j, const std::string& where) {
     c.timer_resolution_ns = field<double>(k, "timer_resolution_ns", kw);
     c.sample_mhz = positive_numbers(k, "sample_mhz", kw);
     c.rejected = field<int>(k, "rejected", kw);
+    c.above_peak = field_or<int>(k, "above_peak", kw, 0);
     c.recovery_s = field<double>(k, "recovery_s", kw);
   }
   const std::string cw = where + ".correctness";

@@ -59,7 +59,10 @@ struct ClockCheck {
   double timer_resolution_ns = 0;
   std::vector<double> sample_mhz;  // one per kept sample, in order of samples_ns
   int rejected = 0;                // samples discarded for running below floor_mhz
-  double recovery_s = 0;           // time spent idle so that clocks recover after a discard
+  // Samples discarded because the probe read their clock above the peak: the GPU's timer stepped
+  // during them (worker/clock_guard.hpp). Absent in results written before: read as 0.
+  int above_peak = 0;
+  double recovery_s = 0;  // time spent idle so that clocks recover after a discard
 };
 
 // One phase of an arm's process and the seconds it took (worker/arm.cpp names them).

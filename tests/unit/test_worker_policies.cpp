@@ -2,6 +2,7 @@
 // the stopping rules, and the sampling loop driven by a scripted timer and clock.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "clock_guard.hpp"
@@ -50,6 +51,33 @@ TEST_CASE("clock floor: discards only samples whose upper bound is below the flo
   CHECK(g.rejected() == 2);
   g.admit({{1000, 1000}});
   CHECK(g.rejected() == 3);  // counts across batches
+}
+
+TEST_CASE("clock guard: a reading above the peak is not the floor's discard, and many fail") {
+  ClockGuard off(2000, 0.0);  // with the floor off, above the peak is still no clock
+  CHECK(off.admit({{2100, 2101}, {2101, 2102}, {1500, 1501}}) ==
+        std::vector<bool>{true, false, true});
+  CHECK(off.above_peak() == 1);
+  CHECK(off.rejected() == 0);
+
+  ClockGuard g(2000, 0.5);
+  std::vector<ClockReading> batch(100, ClockReading{1500, 1501});
+  batch[10] = batch[50] = {2200, 2201};
+  const std::vector<bool> keep = g.admit(batch);
+  CHECK(std::count(keep.begin(), keep.end(), false) == 2);
+  CHECK_FALSE(keep[10]);
+  CHECK(g.above_peak() == 2);
+  // Tolerated: 2 plus 1 % of the readings seen, so a third passes after 101 readings, a fourth
+  // after 102 does not.
+  g.admit({{2300, 2301}});
+  CHECK(g.above_peak() == 3);
+  CHECK_THROWS_WITH_AS(g.admit({{2300, 2301}}), doctest::Contains("2300 MHz"), Error);
+
+  CHECK(above_peak_note(0, 1980).empty());
+  CHECK(above_peak_note(1, 1980) ==
+        "1 sample discarded: the clock probe read its clock above the GPU's 1980 MHz peak, so the "
+        "GPU's timer stepped during it");
+  CHECK(above_peak_note(2, 1980).starts_with("2 samples discarded"));
 }
 
 namespace {
@@ -546,14 +574,27 @@ TEST_CASE("sampling: a floor never met fails the arm and names the fix") {
   CHECK(m2.clock.sample_mhz.front() == 700.0);
 }
 
-TEST_CASE("sampling: a clock reading above the GPU's peak fails the arm") {
+TEST_CASE("sampling: a clock read above the peak discards its sample, and many fail the arm") {
   ScriptedTimer timer;
   ScriptedClock clock;
   clock.mhz = [](int n) { return n == 5 ? 2500.0 : 1500.0; };  // peak 2000
   ArmWork w{timer, [] {}, [] {}, &clock};
   Measurement m;
-  CHECK_THROWS_WITH_AS(sample_until_stopped(w, quick(), kGoal, m),
-                       doctest::Contains("above this GPU"), Error);
+  sample_until_stopped(w, quick(), kGoal, m);
+  CHECK(m.clock.above_peak == 1);
+  CHECK(m.clock.rejected == 0);      // not the floor's discard
+  CHECK(m.clock.recovery_s == 0.0);  // and no pause for the clock to recover
+  CHECK(m.clock.sample_mhz.size() == m.samples_ns.size());
+  for (double f : m.clock.sample_mhz) CHECK(f == 1500.0);
+
+  // A probe that reads above the peak again and again is broken: the arm fails.
+  ScriptedTimer timer2;
+  ScriptedClock broken;
+  broken.mhz = [](int n) { return n % 2 ? 2500.0 : 1500.0; };
+  ArmWork w2{timer2, [] {}, [] {}, &broken};
+  Measurement m2;
+  CHECK_THROWS_WITH_AS(sample_until_stopped(w2, quick(), kGoal, m2),
+                       doctest::Contains("above this GPU's 2000 MHz peak, for 3 of"), Error);
 }
 
 TEST_CASE("sampling: a kernel set that changes between batches fails the arm") {

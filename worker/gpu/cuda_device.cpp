@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "clock_guard.hpp"
 #include "exit_error.hpp"
 #include "gpu/clock_probe.hpp"
 #include "gpu/cuda_check.hpp"
@@ -100,8 +101,8 @@ class CudaSession final : public DeviceSession {
   std::pair<bool, std::string> judge_throttling(const Telemetry& t,
                                                 const ClockCheck& c) const override {
     auto judged = gpu::judge_throttling(t, c);
-    if (const std::string shared = sharing_note(t); !shared.empty())
-      judged.second += (judged.second.empty() ? "" : "; ") + shared;
+    for (const std::string& more : {sharing_note(t), above_peak_note(c.above_peak, c.peak_mhz)})
+      if (!more.empty()) judged.second += (judged.second.empty() ? "" : "; ") + more;
     return judged;
   }
   void synchronize() override { session_.synchronize(); }
