@@ -117,6 +117,14 @@ int batch_size(long due, int max_batch, double sample_ns_estimate) {
   return static_cast<int>(std::clamp(batch, 1L, static_cast<long>(max_batch)));
 }
 
+int next_warmup_batch(int last, long done, double elapsed_s, double min_s) {
+  long next = std::min(2L * last, static_cast<long>(kMaxBatch));
+  const double left = min_s - elapsed_s;
+  if (left > 0 && done > 0 && elapsed_s > 0)
+    next = std::min(next, static_cast<long>(std::ceil(left / (elapsed_s / done))));
+  return static_cast<int>(std::max(1L, next));
+}
+
 SampleHooks ArmWork::prepare_only() const {
   SampleHooks h;
   h.before = [p = prepare](int) { p(); };
@@ -133,7 +141,7 @@ void warm_up(const ArmWork& w, const MeasureSettings& s, Measurement& m) {
   while (n < s.warmup_iterations || warm_s() < s.warmup_min_s) {
     w.timer.measure(batch, hooks, w.iteration);
     n += batch;
-    batch = std::min(2 * batch, kMaxBatch);
+    batch = next_warmup_batch(batch, n, warm_s(), s.warmup_min_s);
     if (n > 1000000) break;
   }
   m.warmup_iterations = n;

@@ -574,6 +574,17 @@ TEST_CASE("sampling: a floor never met fails the arm and names the fix") {
   CHECK(m2.clock.sample_mhz.front() == 700.0);
 }
 
+TEST_CASE("warm-up: batches double, but not past what the time left needs at the pace so far") {
+  CHECK(next_warmup_batch(3, 3, 0.001, 0.05) == 6);         // far from the end: doubles
+  CHECK(next_warmup_batch(512, 1020, 0.01, 0.05) == 1024);  // and stays within kMaxBatch
+  CHECK(next_warmup_batch(1024, 2044, 0.02, 0.05) == 1024);
+  // 381 iterations in 0.04 s: 0.01 s more needs 96 of them, not the 384 that doubling gives.
+  CHECK(next_warmup_batch(192, 381, 0.04, 0.05) == 96);
+  CHECK(next_warmup_batch(192, 381, 0.0499, 0.05) == 1);  // a sliver left: one more iteration
+  CHECK(next_warmup_batch(192, 381, 0.06, 0.05) == 384);  // past the minimum: the count decides
+  CHECK(next_warmup_batch(3, 0, 0, 0.05) == 6);           // no pace yet
+}
+
 TEST_CASE("sampling: a clock read above the peak discards its sample, and many fail the arm") {
   ScriptedTimer timer;
   ScriptedClock clock;
