@@ -41,6 +41,7 @@ struct BisectFlags {
   std::string good, bad, grid, shapes, repo = ".", target = "cpu";
   std::string runs_root = "runs", run_id, resume_dir;
   std::string python, gpus = "0", cpus, start_ahead = "auto", until_decided = "auto";
+  bool share_host = false;
   MeasureSettings settings;
   ReportFlags report;
 };
@@ -94,6 +95,7 @@ PlanRequest probe_request(const fs::path& dir, const BisectSpec& spec, const Pro
   r.until_decided = spec.until_decided;
   r.settings = spec.settings;
   r.schedule.decision = spec.stats;
+  r.schedule.share_host = spec.share_host;
   r.argv = spec.argv;
   set_until_decided(r);
   return r;
@@ -326,6 +328,7 @@ fs::path start_bisection(const BisectFlags& f) {
   check.until_decided = f.until_decided;
   check.settings = f.settings;
   check.schedule.decision = f.report.stats;
+  check.schedule.share_host = f.share_host;
   set_until_decided(check);
   const auto commits = git::first_parent_path(f.repo, f.good, f.bad);
   check.baseline = commits.front().sha;
@@ -344,6 +347,7 @@ fs::path start_bisection(const BisectFlags& f) {
   spec.cpus = f.cpus;
   spec.start_ahead = f.start_ahead;
   spec.until_decided = f.until_decided;
+  spec.share_host = f.share_host;
   spec.settings = f.settings;
   spec.stats = f.report.stats;
   spec.argv = invocation_argv();
@@ -422,6 +426,9 @@ void add_bisect_command(CLI::App& app, int& exit_code) {
                 "more blocks for each probe's undecided shapes (as for run): an undecided probe "
                 "gets them before it may steer the search")
       ->capture_default_str();
+  c->add_flag("--share-host", f->share_host,
+              "let other runs given --share-host measure on other CPUs beside every probe (as "
+              "for run)");
   add_measure_flags(*c, f->settings);
   add_stats_flags(*c, f->report.stats);
   add_color_option(*c, f->report.color);

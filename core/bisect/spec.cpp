@@ -13,22 +13,24 @@ json to_json(const BisectCommit& c) {
 json to_json(const BisectSpec& s) {
   json commits = json::array();
   for (const auto& c : s.commits) commits.push_back(to_json(c));
-  return json{{"schema_version", s.schema_version},
-              {"id", s.id},
-              {"good", s.good_requested},
-              {"bad", s.bad_requested},
-              {"commits", commits},
-              {"repo", s.repo},
-              {"target", s.target},
-              {"shapes", s.shapes},
-              {"python", s.python},
-              {"gpus", s.gpus},
-              {"cpus", s.cpus},
-              {"start_ahead", s.start_ahead},
-              {"until_decided", s.until_decided},
-              {"settings", abh::to_json(s.settings)},
-              {"stats", abh::to_json(s.stats)},
-              {"argv", s.argv}};
+  json j{{"schema_version", s.schema_version},
+         {"id", s.id},
+         {"good", s.good_requested},
+         {"bad", s.bad_requested},
+         {"commits", commits},
+         {"repo", s.repo},
+         {"target", s.target},
+         {"shapes", s.shapes},
+         {"python", s.python},
+         {"gpus", s.gpus},
+         {"cpus", s.cpus},
+         {"start_ahead", s.start_ahead},
+         {"until_decided", s.until_decided},
+         {"settings", abh::to_json(s.settings)},
+         {"stats", abh::to_json(s.stats)},
+         {"argv", s.argv}};
+  if (s.share_host) j["share_host"] = true;  // absent otherwise: earlier specs keep their bytes
+  return j;
 }
 
 BisectSpec bisect_spec_from_json(const json& j, const std::string& where) {
@@ -49,6 +51,7 @@ BisectSpec bisect_spec_from_json(const json& j, const std::string& where) {
   s.cpus = field<std::string>(j, "cpus", where);
   s.start_ahead = field<std::string>(j, "start_ahead", where);
   s.until_decided = field<std::string>(j, "until_decided", where);
+  s.share_host = field_or<bool>(j, "share_host", where, false);
   s.settings = measure_settings_from_json(object_field(j, "settings", where), where + ".settings");
   s.stats = stats_options_from_json(object_field(j, "stats", where), where + ".stats");
   s.argv = string_array(j, "argv", where);

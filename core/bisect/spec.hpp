@@ -30,6 +30,7 @@ struct BisectSpec {
   std::string target;
   std::vector<std::string> shapes;  // the grid's shape ids the search starts with (grid.json)
   std::string python, gpus, cpus, start_ahead, until_decided;
+  bool share_host = false;  // --share-host of every probe; absent (false) in specs written before
   MeasureSettings settings;
   StatsOptions stats;  // every probe's verdicts are judged with these
   std::vector<std::string> argv;

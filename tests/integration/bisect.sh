@@ -156,7 +156,7 @@ grep -q "bisect-report.json differs" "$T/last.err" || fail "edited report: $(cat
 make_repo two noop slow:48 noop noop noop slow:64 noop
 set +e
 "$ABH" bisect --repo two --good HEAD~7 --bad HEAD --grid grid.json --runs-root runs \
-  --run-id b2 "${MEASURE[@]}" -q >"$T/last.out" 2>"$T/last.err"
+  --run-id b2 --share-host "${MEASURE[@]}" -q >"$T/last.out" 2>"$T/last.err"
 rc=$?
 set -e
 consistent_rc $rc runs/b2/bisect-report.json
@@ -168,6 +168,12 @@ shapes = {s["shape"]: s for s in r["shapes"]}
 assert shapes["s48"]["first_bad"]["sha"] == sys.argv[2], shapes["s48"]
 assert shapes["s64"]["first_bad"]["sha"] == sys.argv[3], shapes["s64"]
 assert shapes["s80"]["state"] == "dropped", shapes["s80"]
+# --share-host is recorded once and planned into every probe.
+import glob, os
+d = os.path.dirname(sys.argv[1])
+assert json.load(open(d + "/bisect.json"))["share_host"] is True
+plans = glob.glob(d + "/probes/*/plan.json")
+assert plans and all(json.load(open(p))["schedule"].get("share_host") is True for p in plans), plans
 print("two culprits:", shapes["s48"]["first_bad"]["subject"], shapes["s64"]["first_bad"]["subject"],
       len(r["probes"]), "probes")
 PY

@@ -1,6 +1,6 @@
 // The search of `abharness bisect` (core/bisect/search.hpp) driven by made-up verdicts: an oracle
 // says, for each shape, which commit first moved it, and each probe's verdict follows from it
-// the way a measurement would. No process, no repository.
+// the way a measurement would. No process, no repository. Last, the spec's JSON mapping.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -168,6 +168,27 @@ TEST_CASE("bisect search: good or bad that does not build is an error") {
   CHECK_THROWS_AS(s.record_unbuildable(0, "x"), Error);
   CHECK_THROWS_AS(s.record_unbuildable(4, "x"), Error);
   CHECK_THROWS_AS(Search(0, {"a"}), Error);
+}
+
+TEST_CASE("bisect spec: --share-host is kept for every probe, and absent from specs without it") {
+  BisectSpec spec;
+  spec.id = "b";
+  spec.good_requested = "HEAD~2";
+  spec.bad_requested = "HEAD";
+  for (int i = 0; i < 3; ++i) spec.commits.push_back({std::string(40, 'a' + i), "c"});
+  spec.repo = "/repo";
+  spec.target = "cpu";
+  spec.shapes = {"s"};
+  spec.gpus = "0";
+  spec.start_ahead = spec.until_decided = "auto";
+  spec.argv = {"abharness", "bisect"};
+  const json plain = to_json(spec);
+  CHECK_FALSE(plain.contains("share_host"));  // a spec written before reads as it was
+  CHECK(bisect_spec_from_json(plain, "bisect.json") == spec);
+  spec.share_host = true;
+  const json shared = to_json(spec);
+  CHECK(shared.at("share_host") == true);
+  CHECK(bisect_spec_from_json(shared, "bisect.json").share_host);
 }
 
 }  // namespace abh::bisect
